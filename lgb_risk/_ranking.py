@@ -1,0 +1,70 @@
+"""Per-query orderings of flat arrays: the one place where documents are sorted within queries.
+
+Queries are contiguous segments of the flat arrays, delimited by ``offsets`` (length
+``n_queries + 1``, ``offsets[0] == 0``). The sort runs per segment in a numba kernel, parallel over
+queries; it is about ten times faster than ``np.lexsort`` over (query, score) on MSLR-shaped data
+because each query's sort is small.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+TIES = ("stable", "pessimistic", "optimistic", "average")
+
+
+def offsets_from_group(group: np.ndarray) -> np.ndarray:
+    """``[0, g0, g0+g1, ...]``: segment boundaries from LightGBM-style query sizes."""
+    off = np.zeros(len(group) + 1, dtype=np.int64)
+    np.cumsum(group, out=off[1:])
+    return off
+
+
+def positions_in_query(group: np.ndarray) -> np.ndarray:
+    """0-based position of every flat slot within its query (0, 1, ..., n_q - 1 per query)."""
+    off = offsets_from_group(group)
+    return np.arange(off[-1], dtype=np.int64) - np.repeat(off[:-1], group)
+
+
+@nb.njit(parallel=True, cache=True)
+def _argsort_segments(primary, secondary, use_secondary, offsets):
+    """Stable ascending sort of each segment by ``primary``, then ``secondary`` if asked.
+
+    Returns flat indices: ``out[offsets[q] + p]`` is the document at position p of query q.
+    """
+    out = np.empty(primary.size, np.int64)
+    for q in nb.prange(offsets.size - 1):
+        a = offsets[q]
+        b = offsets[q + 1]
+        if use_secondary:
+            first = np.argsort(secondary[a:b], kind="mergesort")
+            second = np.argsort(primary[a:b][first], kind="mergesort")
+            order = first[second]
+        else:
+            order = np.argsort(primary[a:b], kind="mergesort")
+        for i in range(b - a):
+            out[a + i] = a + order[i]
+    return out
+
+
+def rank_by_score(scores: np.ndarray, labels: np.ndarray, offsets: np.ndarray,
+                  ties: str = "stable") -> np.ndarray:
+    """Flat permutation that orders every query by score descending.
+
+    ``ties``: ``"stable"`` keeps input order among equal scores (as LightGBM does);
+    ``"pessimistic"`` puts lower labels first; ``"optimistic"`` higher labels first;
+    ``"average"`` orders like ``"stable"`` (the caller averages over tie blocks).
+    """
+    neg = -scores
+    if ties == "pessimistic":
+        return _argsort_segments(neg, labels.astype(np.float64), True, offsets)
+    if ties == "optimistic":
+        return _argsort_segments(neg, -labels.astype(np.float64), True, offsets)
+    return _argsort_segments(neg, neg, False, offsets)
+
+
+def rank_by_label(labels: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Flat permutation that orders every query by label descending (the ideal ranking)."""
+    neg = -labels.astype(np.float64)
+    return _argsort_segments(neg, neg, False, offsets)

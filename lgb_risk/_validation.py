@@ -1,0 +1,110 @@
+"""Input checks shared by the public functions (validation at the boundary).
+
+Every check raises :class:`ValueError` saying what was wrong, where, and what was expected.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def check_group(group, n_items: int, what: str = "labels") -> np.ndarray:
+    """Validate LightGBM-style query sizes and return them as an int64 array.
+
+    Parameters
+    ----------
+    group : array-like of int
+        Number of documents of each query, in order.
+    n_items : int
+        Length of the flat per-document arrays the sizes must add up to.
+    what : str
+        Name of the flat array, for the error message.
+    """
+    g = np.asarray(group)
+    if g.ndim != 1 or g.size == 0:
+        raise ValueError(f"group must be a non-empty 1-D array of query sizes, got shape {g.shape}")
+    if not np.issubdtype(g.dtype, np.integer):
+        if not np.issubdtype(g.dtype, np.floating) or np.any(g != np.round(g)):
+            raise ValueError(f"group must hold whole numbers (query sizes), got dtype {g.dtype}")
+    g = g.astype(np.int64)
+    bad = np.flatnonzero(g < 1)
+    if bad.size:
+        raise ValueError(
+            f"group has an empty or negative query size at query index {int(bad[0])} "
+            f"(size {int(g[bad[0]])}); every query needs at least one document"
+        )
+    total = int(g.sum())
+    if total != n_items:
+        raise ValueError(
+            f"group sizes add up to {total} documents but {what} has {n_items}; "
+            "they must agree"
+        )
+    return g
+
+
+def check_labels(labels, name: str = "labels") -> np.ndarray:
+    """Relevance labels must be finite, non-negative whole numbers; returned as int64."""
+    y = np.asarray(labels)
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
+    if np.issubdtype(y.dtype, np.integer):
+        yi = y.astype(np.int64)
+    else:
+        yf = y.astype(np.float64)
+        bad = np.flatnonzero(~np.isfinite(yf) | (yf != np.round(yf)))
+        if bad.size:
+            raise ValueError(
+                f"{name} must be whole numbers; position {int(bad[0])} holds {yf[bad[0]]!r}"
+            )
+        yi = yf.astype(np.int64)
+    neg = np.flatnonzero(yi < 0)
+    if neg.size:
+        raise ValueError(
+            f"{name} must be non-negative; position {int(neg[0])} holds {int(yi[neg[0]])}"
+        )
+    return yi
+
+
+def check_scores(scores, n_items: int, name: str = "scores") -> np.ndarray:
+    """Scores must be finite floats with one value per document; returned as float64."""
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {s.shape}")
+    if s.size != n_items:
+        raise ValueError(f"{name} has {s.size} values but labels has {n_items}; they must agree")
+    bad = np.flatnonzero(~np.isfinite(s))
+    if bad.size:
+        raise ValueError(
+            f"{name} must be finite; position {int(bad[0])} holds {s[bad[0]]!r} "
+            f"({bad.size} non-finite value(s) in all)"
+        )
+    return s
+
+
+def check_k(k) -> int | None:
+    """Cut-off ``k``: a whole number >= 1, or None for the whole list."""
+    if k is None:
+        return None
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise ValueError(f"k must be a whole number >= 1 or None, got {k!r}")
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    return int(k)
+
+
+def check_choice(value, name: str, allowed) -> str:
+    """A keyword that takes one of a fixed set of strings."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
+    return value
+
+
+def check_alpha(alpha) -> float:
+    """Risk-sensitivity parameter alpha: a finite number >= 0."""
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise ValueError(f"alpha must be a number >= 0, got {alpha!r}") from None
+    if not np.isfinite(a) or a < 0:
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    return a

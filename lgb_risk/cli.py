@@ -1,0 +1,230 @@
+"""The ``lgb-risk`` command line.
+
+``lgb-risk evaluate QRELS RUN [RUN ...]``  TREC runs against qrels, gdeval.pl conventions, with
+                                          risk measures across the runs.
+``lgb-risk risk SCORES.csv``              risk measures from a per-topic table.
+``lgb-risk demo``                         evaluate a small synthetic collection it writes itself.
+
+Run ``lgb-risk COMMAND --help`` for the options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from lgb_risk import data, synthetic, trec
+from lgb_risk.risk import risk_table
+
+FORMATS = ("table", "csv", "json")
+DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
+
+
+def _alpha_label(alpha: float) -> str:
+    return f"{alpha:g}"
+
+
+def _nonnegative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"alpha must be a number >= 0, got {text!r}") from None
+    if not np.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"alpha must be a finite number >= 0, got {text!r}")
+    return value
+
+
+def write_output(frame: pd.DataFrame, fmt: str, out: str | None, decimals: int = 6) -> None:
+    """Print or write a result table; a file is written whole or not at all (atomic rename)."""
+    if fmt == "csv":
+        text = frame.to_csv(index=False, float_format=f"%.{decimals}f", na_rep="")
+    elif fmt == "json":
+        text = frame.to_json(orient="records", double_precision=min(decimals, 15), indent=1) + "\n"
+    else:
+        text = frame.to_string(index=False, float_format=lambda v: f"{v:.{decimals}f}",
+                               na_rep="-") + "\n"
+    if out is None:
+        sys.stdout.write(text)
+        return
+    target = Path(out)
+    fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
+                               prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _per_topic_matrix(per_topic: dict[str, pd.DataFrame], measure: str) -> pd.DataFrame:
+    """Runs × topics for one measure; every run must cover the same topics."""
+    topic_sets = {name: set(frame.index) for name, frame in per_topic.items()}
+    union = set().union(*topic_sets.values())
+    for name, topics in topic_sets.items():
+        missing = union - topics
+        if missing:
+            shown = ", ".join(trec.natural_topic_order(missing)[:10])
+            raise ValueError(
+                f"run {name!r} has no ranking for topic(s) {shown} that other runs have; risk "
+                "measures compare runs topic by topic, so every run must cover the same topics"
+            )
+    order = trec.natural_topic_order(union)
+    return pd.DataFrame({name: frame.loc[order, measure] for name, frame in per_topic.items()}).T
+
+
+def evaluate_runs(qrels_path, run_paths, measures, *, baseline=None, alphas=DEFAULT_ALPHAS,
+                  per_topic=False, max_label=4) -> pd.DataFrame:
+    """What ``lgb-risk evaluate`` prints, as a DataFrame (see the command's help)."""
+    for m in measures:
+        trec.parse_measure(m)
+    paths = [Path(p) for p in run_paths]
+    names = [data.run_name(p) for p in paths]
+    if baseline is not None and baseline not in names:
+        if not Path(baseline).is_file():
+            raise ValueError(f"--baseline {baseline!r} is neither one of the runs "
+                             f"({', '.join(names)}) nor a run file")
+        paths.append(Path(baseline))
+        names.append(data.run_name(baseline))
+        baseline = names[-1]
+    duplicated = {n for n in names if names.count(n) > 1}
+    if duplicated:
+        raise ValueError(f"two runs share the name {sorted(duplicated)[0]!r} (runs are named by "
+                         "file name without extension); rename one")
+    qrels = data.read_qrels(qrels_path)
+    results = {name: trec.evaluate_run(qrels, data.read_run(path), measures, max_label=max_label)
+               for name, path in zip(names, paths)}
+    if per_topic:
+        frames = [frame.reset_index().assign(run=name) for name, frame in results.items()]
+        return pd.concat(frames)[["run", "topic", *measures]].reset_index(drop=True)
+
+    table = pd.DataFrame({"run": names,
+                          "topics": [len(results[n]) for n in names]})
+    for m in measures:
+        table[m] = [results[n][m].mean() for n in names]
+    if len(names) < 2:
+        print("note: risk measures need at least two runs; printing means only", file=sys.stderr)
+        return table
+    for m in measures:
+        risks = risk_table(_per_topic_matrix(results, m), alphas, baseline)
+        for alpha, block in risks.groupby("alpha", sort=False):
+            block = block.set_index("system").loc[names]
+            for column in block.columns.drop("alpha").drop("mean"):
+                table[f"{m}_{column}_a{_alpha_label(alpha)}"] = block[column].to_numpy()
+    return table
+
+
+def risk_from_table(path, *, alphas=DEFAULT_ALPHAS, baseline=None) -> pd.DataFrame:
+    """What ``lgb-risk risk`` prints: risk measures from a long ``system,topic,score`` CSV."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    frame = pd.read_csv(path, dtype={"system": str, "topic": str})
+    expected = ["system", "topic", "score"]
+    if list(frame.columns) != expected:
+        raise ValueError(f"{path}: header must be 'system,topic,score', got "
+                         f"{','.join(map(str, frame.columns))!r}")
+    score = pd.to_numeric(frame["score"], errors="coerce")
+    bad = ~np.isfinite(score.to_numpy(dtype=np.float64))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{path}:{i + 2}: score must be a finite number, got "
+                         f"{frame['score'].iloc[i]!r}")
+    dup = frame.duplicated(["system", "topic"])
+    if dup.any():
+        i = int(np.flatnonzero(dup.to_numpy())[0])
+        raise ValueError(f"{path}:{i + 2}: system {frame['system'].iloc[i]!r} has a second score "
+                         f"for topic {frame['topic'].iloc[i]!r}")
+    systems = list(dict.fromkeys(frame["system"]))
+    topics = list(dict.fromkeys(frame["topic"]))
+    matrix = frame.assign(score=score).pivot(index="system", columns="topic", values="score")
+    return risk_table(matrix.loc[systems, topics], alphas, baseline)
+
+
+def _cmd_evaluate(args) -> None:
+    table = evaluate_runs(args.qrels, args.runs, args.measures, baseline=args.baseline,
+                          alphas=args.alpha, per_topic=args.per_topic, max_label=args.max_label)
+    write_output(table, args.format, args.output, decimals=5 if args.per_topic else 6)
+
+
+def _cmd_risk(args) -> None:
+    write_output(risk_from_table(args.scores, alphas=args.alpha, baseline=args.baseline),
+                 args.format, args.output)
+
+
+def _cmd_demo(args) -> None:
+    directory = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="lgb_risk_demo_"))
+    qrels_path, run_paths = synthetic.write_trec_collection(directory, seed=args.seed)
+    print(f"wrote a synthetic collection to {directory}; evaluating it as\n"
+          f"  lgb-risk evaluate {qrels_path} {' '.join(map(str, run_paths))} "
+          f"--measures ndcg@20 err@20 --baseline run1 --alpha 1 5\n", file=sys.stderr)
+    table = evaluate_runs(qrels_path, run_paths, ["ndcg@20", "err@20"], baseline="run1",
+                          alphas=(1.0, 5.0))
+    write_output(table, "table", None, decimals=4)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lgb-risk", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ev = sub.add_parser(
+        "evaluate", help="evaluate TREC runs against qrels (gdeval.pl conventions)",
+        description="Evaluate TREC runs against qrels with gdeval.pl's conventions. Without "
+        "--per-topic: one row per run with the mean of each measure and, per alpha and measure, "
+        "ZRisk, GeoRisk and T*Risk of the run within the population of all given runs and, with "
+        "--baseline, URisk, TRisk and its p-value and the single-baseline ZRisk and GeoRisk. "
+        "Columns are named MEASURE_RISK_aALPHA, e.g. err@20_urisk_a1. Baseline columns are "
+        "empty on the baseline's own row.")
+    ev.add_argument("qrels")
+    ev.add_argument("runs", nargs="+", metavar="RUN", help="run files, named by file name")
+    ev.add_argument("--measures", nargs="+", default=["ndcg@20", "err@20"],
+                    help="NAME@K, NAME in ndcg, dcg, err, ap, sp (default: ndcg@20 err@20)")
+    ev.add_argument("--baseline", help="one of the runs (by name or path) or another run file")
+    ev.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS))
+    ev.add_argument("--per-topic", action="store_true", help="one row per run and topic")
+    ev.add_argument("--max-label", type=int, default=4, help="ERR's highest grade (default 4)")
+    ev.add_argument("--format", choices=FORMATS, default="table")
+    ev.add_argument("-o", "--output", help="write to this file instead of standard output")
+    ev.set_defaults(func=_cmd_evaluate)
+
+    rk = sub.add_parser(
+        "risk", help="risk measures from a per-topic table (CSV: system,topic,score)",
+        description="Risk measures of every system of a per-topic table in long format with "
+        "header system,topic,score. One row per system and alpha: mean, ZRisk and GeoRisk within "
+        "the population of all systems ([GEO] Table 5), T*Risk against the per-topic mean, and "
+        "with --baseline URisk, TRisk, its p-value, and ZRisk/GeoRisk against that single "
+        "baseline ([GEO] Table 4).")
+    rk.add_argument("scores")
+    rk.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS))
+    rk.add_argument("--baseline", help="a system of the table")
+    rk.add_argument("--format", choices=FORMATS, default="table")
+    rk.add_argument("-o", "--output", help="write to this file instead of standard output")
+    rk.set_defaults(func=_cmd_risk)
+
+    dm = sub.add_parser("demo", help="write a small synthetic TREC collection and evaluate it")
+    dm.add_argument("--out", help="folder for the collection (default: a new temporary folder)")
+    dm.add_argument("--seed", type=int, default=0)
+    dm.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        args.func(args)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"lgb-risk {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

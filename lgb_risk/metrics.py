@@ -1,0 +1,330 @@
+"""Per-query effectiveness measures, vectorised over all queries (SPEC.md §1 and §7).
+
+Every measure takes flat ``labels`` and ``scores`` (one entry per document) and ``group``
+(LightGBM's query sizes, in order) and returns one value per query as a float64 array.
+Conventions are explicit keywords, never implicit:
+
+``ties``
+    Order among documents with equal scores: ``"stable"`` (input order, LightGBM's; default),
+    ``"pessimistic"`` (lower labels first), ``"optimistic"`` (higher labels first) and, for DCG
+    and NDCG only, ``"average"`` (each tied document gets the mean discount of the positions its
+    tie block occupies: the expectation over random orders of the tie).
+``empty``
+    Value of a normalised measure when the query has nothing to normalise by (IDCG@k = 0 for NDCG,
+    no relevant document for AP): ``"zero"`` (trec_eval, ranx; default), ``"one"`` (LightGBM,
+    Yahoo LTR) or ``"skip"`` (NaN; exclude the query downstream, e.g. ``nan_policy="omit"`` in
+    :mod:`lgb_risk.risk`).
+``short``
+    NDCG of a query with fewer than k documents: ``"available"`` (IDCG over the documents there
+    are; default) or ``"zero"`` (the LETOR 4.0 evaluation tool scores such queries 0).
+``label_gain``
+    Gain of each label value, LightGBM's parameter; default ``2**l - 1``.
+``max_label``
+    l_max of ERR's stopping probability ``(2**l - 1) / 2**l_max``: 4 for MSLR and TREC Web
+    (gdeval), 2 for LETOR 4.0.
+
+``k=None`` means the whole list. Discount at 1-based rank r is ``1 / log2(r + 1)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lgb_risk._ranking import (
+    TIES,
+    offsets_from_group,
+    positions_in_query,
+    rank_by_label,
+    rank_by_score,
+)
+from lgb_risk._validation import check_choice, check_group, check_k, check_labels, check_scores
+
+__all__ = [
+    "dcg", "ideal_dcg", "ndcg", "err", "average_precision", "sum_precision",
+    "expected_dcg", "expected_sum_precision", "ue_normalise", "gains",
+]
+
+EMPTY = ("zero", "one", "skip")
+SHORT = ("available", "zero")
+
+
+def gains(labels: np.ndarray, label_gain=None) -> np.ndarray:
+    """Gain of every label: ``2**l - 1``, or ``label_gain[l]`` when given (LightGBM's parameter).
+
+    Raises ValueError for a label with no entry in ``label_gain``.
+    """
+    if label_gain is None:
+        return np.exp2(labels.astype(np.float64)) - 1.0
+    table = np.asarray(label_gain, dtype=np.float64)
+    if table.ndim != 1 or table.size == 0 or not np.all(np.isfinite(table)):
+        raise ValueError("label_gain must be a non-empty 1-D array of finite gains")
+    over = np.flatnonzero(labels >= table.size)
+    if over.size:
+        raise ValueError(
+            f"label {int(labels[over[0]])} at position {int(over[0])} has no entry in label_gain "
+            f"(which covers labels 0..{table.size - 1})"
+        )
+    return table[labels]
+
+
+def _discounts(length: int) -> np.ndarray:
+    """1 / log2(p + 2) for 0-based positions p = 0 .. length-1."""
+    return 1.0 / np.log2(np.arange(2, length + 2, dtype=np.float64))
+
+
+def _prepare(labels, scores, group, k, ties):
+    """Validate the common inputs; return labels, scores, group, offsets, k, position order."""
+    y = check_labels(labels)
+    g = check_group(group, y.size)
+    s = check_scores(scores, y.size)
+    k = check_k(k)
+    check_choice(ties, "ties", TIES)
+    off = offsets_from_group(g)
+    order = rank_by_score(s, y, off, ties)
+    return y, s, g, off, k, order
+
+
+def _cutoff(k, group):
+    """Number of ranked positions that matter: k, or the longest query when k is None."""
+    longest = int(group.max())
+    return longest if k is None else min(k, longest)
+
+
+def _discount_of_sorted(s_sorted, pos, group, k, ties):
+    """Discount of each document in ranked order at cut-off k (0 beyond k).
+
+    With ``ties="average"`` every tied block shares the mean of its positions' discounts.
+    """
+    kk = _cutoff(k, group)
+    disc = np.where(pos < kk, _discounts(int(group.max()))[pos], 0.0)
+    if ties != "average":
+        return disc
+    new_block = np.ones(pos.size, dtype=bool)
+    new_block[1:] = (s_sorted[1:] != s_sorted[:-1]) | (pos[1:] == 0)
+    block = np.cumsum(new_block) - 1
+    mean = np.bincount(block, weights=disc) / np.bincount(block)
+    return mean[block]
+
+
+def _empty_value(empty):
+    return {"zero": 0.0, "one": 1.0, "skip": np.nan}[empty]
+
+
+def dcg(labels, scores, group, k=10, *, ties="stable", label_gain=None) -> np.ndarray:
+    """Discounted cumulative gain at k of every query.
+
+    ``DCG@k = sum_{r <= min(k, n_q)} gain(l_(r)) / log2(r + 1)``, documents ordered by score
+    descending (SPEC §1; Järvelin & Kekäläinen 2002, gain ``2**l - 1`` as Burges et al. 2005).
+
+    Parameters
+    ----------
+    labels, scores : array-like, shape (n_documents,)
+        Integer relevance labels (>= 0) and model scores, queries contiguous.
+    group : array-like of int, shape (n_queries,)
+        Query sizes, LightGBM's convention.
+    k : int or None
+        Cut-off; None for the whole list.
+    ties, label_gain
+        See the module docstring.
+
+    Returns
+    -------
+    ndarray, shape (n_queries,)
+    """
+    y, s, g, off, k, order = _prepare(labels, scores, group, k, ties)
+    pos = positions_in_query(g)
+    disc = _discount_of_sorted(s[order], pos, g, k, ties)
+    qid = np.repeat(np.arange(g.size), g)
+    return np.bincount(qid, weights=gains(y[order], label_gain) * disc, minlength=g.size)
+
+
+def ideal_dcg(labels, group, k=10, *, label_gain=None) -> np.ndarray:
+    """DCG@k of the ideal ranking (labels sorted descending) of every query: IDCG@k."""
+    y = check_labels(labels)
+    g = check_group(group, y.size)
+    k = check_k(k)
+    order = rank_by_label(y, offsets_from_group(g))
+    pos = positions_in_query(g)
+    keep = pos < _cutoff(k, g)
+    qid = np.repeat(np.arange(g.size), g)
+    w = gains(y[order][keep], label_gain) * _discounts(int(g.max()))[pos[keep]]
+    return np.bincount(qid[keep], weights=w, minlength=g.size)
+
+
+def ndcg(labels, scores, group, k=10, *, ties="stable", empty="zero", short="available",
+         label_gain=None, ideal=None) -> np.ndarray:
+    """Normalised DCG at k of every query: ``DCG@k / IDCG@k`` (SPEC §1).
+
+    Parameters
+    ----------
+    labels, scores, group, k, ties, label_gain
+        As :func:`dcg`.
+    empty : {"zero", "one", "skip"}
+        Value where IDCG@k = 0 (no relevant document); ``"skip"`` gives NaN.
+    short : {"available", "zero"}
+        ``"zero"`` scores queries with fewer than k documents 0 (LETOR 4.0 tool).
+    ideal : array-like, shape (n_queries,), optional
+        IDCG@k per query computed elsewhere, e.g. from a TREC qrels file that judges documents
+        the ranking does not contain. Default: :func:`ideal_dcg` of ``labels``.
+
+    Returns
+    -------
+    ndarray, shape (n_queries,)
+    """
+    check_choice(empty, "empty", EMPTY)
+    check_choice(short, "short", SHORT)
+    num = dcg(labels, scores, group, k, ties=ties, label_gain=label_gain)
+    g = np.asarray(group, dtype=np.int64)
+    if ideal is None:
+        den = ideal_dcg(labels, group, k, label_gain=label_gain)
+    else:
+        den = np.asarray(ideal, dtype=np.float64)
+        if den.shape != num.shape or np.any(~np.isfinite(den)) or np.any(den < 0):
+            raise ValueError(
+                f"ideal must hold one finite, non-negative IDCG per query ({num.size}), "
+                f"got shape {den.shape}"
+            )
+    out = np.full(num.size, _empty_value(empty))
+    pos = den > 0
+    out[pos] = num[pos] / den[pos]
+    if short == "zero" and k is not None:
+        out[g < k] = 0.0
+    return out
+
+
+def err(labels, scores, group, k=10, *, ties="stable", max_label=4) -> np.ndarray:
+    """Expected reciprocal rank at k of every query (Chapelle et al. 2009; [AE] Eq. 2).
+
+    ``ERR@k = sum_{r <= k} (1/r) R_r prod_{i < r} (1 - R_i)`` with
+    ``R(l) = (2**l - 1) / 2**max_label``. Labels above ``max_label`` are an error.
+    ``ties="average"`` is not defined for ERR.
+    """
+    if ties == "average":
+        raise ValueError("ties='average' is defined for DCG and NDCG only; use 'stable', "
+                         "'pessimistic' or 'optimistic' for ERR")
+    y, s, g, off, k, order = _prepare(labels, scores, group, k, ties)
+    if not isinstance(max_label, (int, np.integer)) or max_label < 1:
+        raise ValueError(f"max_label must be a whole number >= 1, got {max_label!r}")
+    over = np.flatnonzero(y > max_label)
+    if over.size:
+        raise ValueError(f"label {int(y[over[0]])} at position {int(over[0])} exceeds "
+                         f"max_label={max_label}; pass the collection's highest grade")
+    width = _cutoff(k, g)
+    pos = positions_in_query(g)
+    keep = pos < width
+    qid = np.repeat(np.arange(g.size), g)
+    # Dense (n_queries, width) matrix of stopping probabilities; absent positions stop with 0.
+    stop = np.zeros((g.size, width))
+    stop[qid[keep], pos[keep]] = (np.exp2(y[order][keep]) - 1.0) / 2.0 ** max_label
+    reach = np.ones_like(stop)
+    np.cumprod(1.0 - stop[:, :-1], axis=1, out=reach[:, 1:])
+    return (stop * reach / np.arange(1, width + 1)).sum(axis=1)
+
+
+def _precision_terms(labels, scores, group, k, ties):
+    """Relevant indicator, P@r and query index of every ranked document at rank <= k."""
+    if ties == "average":
+        raise ValueError("ties='average' is defined for DCG and NDCG only")
+    y, s, g, off, k, order = _prepare(labels, scores, group, k, ties)
+    rel = (y[order] > 0).astype(np.float64)
+    pos = positions_in_query(g)
+    hits = np.cumsum(rel)
+    hits_before_query = np.repeat(np.concatenate(([0.0], hits))[off[:-1]], g)
+    precision = (hits - hits_before_query) / (pos + 1)
+    keep = pos < _cutoff(k, g)
+    qid = np.repeat(np.arange(g.size), g)
+    n_relevant = np.bincount(qid, weights=rel, minlength=g.size)
+    return rel[keep], precision[keep], qid[keep], g.size, n_relevant
+
+
+def sum_precision(labels, scores, group, k=10, *, ties="stable") -> np.ndarray:
+    """SP@k = ``sum_{r <= k} P@r * rel_r`` with binary relevance (label > 0) ([UE] Eq. 4)."""
+    rel, prec, qid, nq, _ = _precision_terms(labels, scores, group, k, ties)
+    return np.bincount(qid, weights=rel * prec, minlength=nq)
+
+
+def average_precision(labels, scores, group, k=10, *, ties="stable", empty="zero",
+                      n_relevant=None) -> np.ndarray:
+    """AP@k, trec_eval's form: ``sum_{relevant r <= k} P@r / R_q`` (SPEC §1).
+
+    Relevance is binary (label > 0); R_q is the number of relevant documents of the query (not
+    capped at k): counted in ``labels``, or given per query as ``n_relevant`` (e.g. from qrels
+    that judge documents the ranking lacks). ``empty`` gives the value where R_q = 0.
+    """
+    check_choice(empty, "empty", EMPTY)
+    rel, prec, qid, nq, n_rel = _precision_terms(labels, scores, group, k, ties)
+    if n_relevant is not None:
+        given = np.asarray(n_relevant, dtype=np.float64)
+        if given.shape != n_rel.shape or np.any(given < n_rel):
+            raise ValueError(f"n_relevant must give one count per query ({nq}), each at least the "
+                             "number of relevant documents in the ranking")
+        n_rel = given
+    sp = np.bincount(qid, weights=rel * prec, minlength=nq)
+    out = np.full(nq, _empty_value(empty))
+    pos = n_rel > 0
+    out[pos] = sp[pos] / n_rel[pos]
+    return out
+
+
+def expected_dcg(labels, group, k=10, *, label_gain=None) -> np.ndarray:
+    """E[DCG@k] under a uniformly random permutation of each query ([UE] Eq. 7).
+
+    ``E[DCG@k] = mean(gain) * sum_{r <= min(k, n_q)} 1 / log2(r + 1)``.
+    """
+    y = check_labels(labels)
+    g = check_group(group, y.size)
+    k = check_k(k)
+    qid = np.repeat(np.arange(g.size), g)
+    mean_gain = np.bincount(qid, weights=gains(y, label_gain), minlength=g.size) / g
+    cum_disc = np.cumsum(_discounts(int(g.max())))
+    depth = g if k is None else np.minimum(g, k)
+    return mean_gain * cum_disc[depth - 1]
+
+
+def expected_sum_precision(labels, group, k=10, *, exact=True) -> np.ndarray:
+    """E[SP@k] under a uniformly random permutation of each query (SPEC §7).
+
+    Exact: ``sum_{r <= min(k, n)} (R/n) (1 + (r - 1)(R - 1)/(n - 1)) / r`` for R relevant
+    (label > 0) of n documents. ``exact=False`` gives [UE]'s approximation ``k (R/n)**2``, which
+    assumes P@r and rel_r independent ([UE] §6.4.1, stated for n > k; here with ``min(k, n)``
+    in place of k, since positions beyond the list contribute nothing).
+    """
+    y = check_labels(labels)
+    g = check_group(group, y.size)
+    k = check_k(k)
+    qid = np.repeat(np.arange(g.size), g)
+    n_rel = np.bincount(qid, weights=(y > 0).astype(np.float64), minlength=g.size)
+    n = g.astype(np.float64)
+    m = g if k is None else np.minimum(g, k)
+    if not exact:
+        return m * (n_rel / n) ** 2
+    harmonic = np.cumsum(1.0 / np.arange(1, int(g.max()) + 1))[m - 1]
+    # sum_{r<=m} (r-1)/r = m - H_m ; its factor (R-1)/(n-1) is irrelevant when n = 1 (then m = 1).
+    pair_term = np.divide((n_rel - 1) * (m - harmonic), n - 1, out=np.zeros(g.size), where=n > 1)
+    return n_rel / n * (harmonic + pair_term)
+
+
+def ue_normalise(value, ideal, expected, version="v2") -> np.ndarray:
+    """Upper/expected (UE) normalisation of a metric ([UE] Eqs. 5-6; SPEC §7).
+
+    With A the metric, IUB its ideal value and REB its expectation under a random permutation:
+    ``V1 = (A / IUB) * A / (A + REB)``;
+    ``V2 = (A - REB) / (IUB - REB)`` if ``A >= REB`` else ``(A - REB) / REB``.
+    Wherever a denominator is 0 the result is 0.
+    """
+    check_choice(version, "version", ("v1", "v2"))
+    a, iub, reb = (np.asarray(v, dtype=np.float64) for v in (value, ideal, expected))
+    if not (a.shape == iub.shape == reb.shape):
+        raise ValueError(f"value, ideal and expected must have one shape, got "
+                         f"{a.shape}, {iub.shape}, {reb.shape}")
+    for name, v in (("value", a), ("ideal", iub), ("expected", reb)):
+        bad = np.flatnonzero(~np.isfinite(v))
+        if bad.size:
+            raise ValueError(f"{name} holds a non-finite entry at index {int(bad[0])}")
+
+    def ratio(num, den):
+        return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den != 0)
+
+    if version == "v1":
+        return ratio(a, iub) * ratio(a, a + reb)
+    return np.where(a >= reb, ratio(a - reb, iub - reb), ratio(a - reb, reb))

@@ -1,0 +1,328 @@
+"""Risk-reward measures of a system against one or several baselines (SPEC.md §2).
+
+Inputs are per-query effectiveness values (e.g. NDCG@10 or ERR@20 of each query), aligned by
+position. Several systems or baselines are given as a matrix of shape ``(n_systems, n_queries)``
+(systems × queries, the layout of [GEO] Table 3).
+
+NaN values (a metric computed with ``empty="skip"``) are refused unless ``nan_policy="omit"``, which
+drops every query where any of the compared systems is NaN.
+
+References
+----------
+[TR]  Dinçer, Macdonald, Ounis. Hypothesis testing for the risk-sensitive evaluation of retrieval
+      systems. SIGIR 2014.
+[GEO] Dinçer, Macdonald, Ounis. Risk-sensitive evaluation and learning to rank using multiple
+      baselines. SIGIR 2016.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from lgb_risk._validation import check_alpha, check_choice
+
+__all__ = [
+    "risk_deltas", "urisk", "trisk", "tstar_risk", "TRiskResult",
+    "zscores", "zrisk", "georisk", "summary", "risk_table",
+]
+
+NAN_POLICIES = ("raise", "omit")
+
+
+def _as_matrix(values, name: str) -> np.ndarray:
+    m = np.asarray(values, dtype=np.float64)
+    if m.ndim == 1:
+        m = m[None, :]
+    if m.ndim != 2 or m.shape[1] == 0:
+        raise ValueError(f"{name} must be a vector of per-query values or a matrix "
+                         f"(n_systems, n_queries), got shape {np.shape(values)}")
+    if np.any(np.isinf(m)):
+        raise ValueError(f"{name} holds an infinite value")
+    return m
+
+
+def _aligned(nan_policy: str, **arrays) -> list[np.ndarray]:
+    """Check that all inputs cover the same queries; apply the NaN policy to whole queries."""
+    check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    mats = {name: _as_matrix(v, name) for name, v in arrays.items()}
+    sizes = {name: m.shape[1] for name, m in mats.items()}
+    if len(set(sizes.values())) != 1:
+        raise ValueError(f"per-query inputs must cover the same queries; lengths: {sizes}")
+    nan_query = np.zeros(next(iter(sizes.values())), dtype=bool)
+    for name, m in mats.items():
+        bad = np.isnan(m).any(axis=0)
+        if bad.any() and nan_policy == "raise":
+            raise ValueError(
+                f"{name} is NaN for query index {int(np.flatnonzero(bad)[0])} "
+                f"({int(bad.sum())} NaN queries); pass nan_policy='omit' to leave such queries out"
+            )
+        nan_query |= bad
+    kept = [m[:, ~nan_query] for m in mats.values()]
+    if kept[0].shape[1] == 0:
+        raise ValueError("no query left to compare after leaving out NaN queries")
+    return kept
+
+
+def risk_deltas(system, baseline, alpha=1.0) -> np.ndarray:
+    """Risk-weighted per-query differences ``x_q`` ([TR] Eq. 4).
+
+    ``x_q = δ_q`` if ``δ_q >= 0`` else ``(1 + α) δ_q``, with ``δ_q = M_s(q) − M_b(q)``.
+    """
+    alpha = check_alpha(alpha)
+    delta = np.asarray(system, dtype=np.float64) - np.asarray(baseline, dtype=np.float64)
+    return np.where(delta >= 0, delta, (1.0 + alpha) * delta)
+
+
+def urisk(system, baseline, alpha=1.0, *, nan_policy="raise") -> float:
+    """URisk = mean of ``x_q`` = UGain − α·FRisk ([TR] Eq. 4; TREC 2013 Web track risk task).
+
+    Parameters
+    ----------
+    system, baseline : array-like, shape (n_queries,)
+        Per-query effectiveness of the system and of the baseline.
+    alpha : float >= 0
+        Risk sensitivity; losses weigh ``1 + alpha``.
+
+    Returns
+    -------
+    float
+        Positive: the system's gains outweigh its weighted losses.
+    """
+    s, b = _aligned(nan_policy, system=system, baseline=baseline)
+    return float(risk_deltas(s[0], b[0], alpha).mean())
+
+
+@dataclass(frozen=True)
+class TRiskResult:
+    """TRisk of a system against a baseline ([TR] §3).
+
+    Attributes
+    ----------
+    trisk : float
+        URisk / SE, a Student t statistic with ``n_queries − 1`` degrees of freedom ([TR] Eq. 10).
+    urisk : float
+        Mean of ``x_q``.
+    se : float
+        ``s_x / sqrt(c)``, s_x the sample standard deviation of x ([TR] Eq. 12).
+    se_jackknife : float
+        Jackknife standard error of URisk ([TR] §3.2); equals ``se`` for this estimator.
+    p_value : float
+        Two-sided p-value of ``trisk``.
+    tr, tj : ndarray, shape (n_queries,)
+        Per-query scores ``TR_q = x_q / s_x`` ([TR] Eq. 21) and the jackknife form
+        ``TJ_q = (c − 1)(θ̂ − θ_(q)) / (sqrt(c) SE_J)``; negative is a loss, ``|·| > 2`` significant.
+    n_queries : int
+    alpha : float
+    """
+
+    trisk: float
+    urisk: float
+    se: float
+    se_jackknife: float
+    p_value: float
+    tr: np.ndarray
+    tj: np.ndarray
+    n_queries: int
+    alpha: float
+
+
+def trisk(system, baseline, alpha=1.0, *, nan_policy="raise") -> TRiskResult:
+    """TRisk: URisk standardised by its standard error, with inference ([TR] Eqs. 10-12, 21).
+
+    Parameters
+    ----------
+    system, baseline : array-like, shape (n_queries,)
+    alpha : float >= 0
+    nan_policy : {"raise", "omit"}
+
+    Returns
+    -------
+    TRiskResult
+
+    Raises
+    ------
+    ValueError
+        Fewer than two queries, or every ``x_q`` equal (SE = 0: TRisk undefined).
+    """
+    alpha = check_alpha(alpha)
+    s, b = _aligned(nan_policy, system=system, baseline=baseline)
+    x = risk_deltas(s[0], b[0], alpha)
+    c = x.size
+    if c < 2:
+        raise ValueError(f"TRisk needs at least 2 queries, got {c}")
+    u = x.mean()
+    s_x = x.std(ddof=1)
+    if not s_x > 0:
+        raise ValueError("TRisk is undefined: every query has the same risk-weighted difference "
+                         "x_q (standard error 0), e.g. the system equals the baseline")
+    se = s_x / np.sqrt(c)
+    # Jackknife: URisk without query i, theta_(i) = (sum x - x_i) / (c - 1).
+    theta = (x.sum() - x) / (c - 1)
+    se_j = np.sqrt((c - 1) / c * np.sum((theta - theta.mean()) ** 2))
+    t = u / se
+    return TRiskResult(
+        trisk=float(t), urisk=float(u), se=float(se), se_jackknife=float(se_j),
+        p_value=float(2.0 * stats.t.sf(abs(t), df=c - 1)),
+        tr=x / s_x, tj=(c - 1) * (u - theta) / (np.sqrt(c) * se_j),
+        n_queries=c, alpha=alpha,
+    )
+
+
+def tstar_risk(system, baselines, alpha=1.0, *, nan_policy="raise") -> TRiskResult:
+    """T*Risk: TRisk against the per-query mean of several baselines ([GEO] Eq. 3).
+
+    ``baselines`` has shape (n_baselines, n_queries).
+    """
+    s, bs = _aligned(nan_policy, system=system, baselines=baselines)
+    return trisk(s[0], bs.mean(axis=0), alpha)
+
+
+def zscores(matrix) -> np.ndarray:
+    """Standardised residuals ``z_ij = (x_ij − e_ij) / sqrt(e_ij)`` of a systems × queries matrix.
+
+    ``e_ij = S_i T_j / N`` (row sum × column sum / total), ``z_ij = 0`` wherever ``e_ij = 0``
+    ([GEO] §3.1). Scores must be finite and non-negative.
+    """
+    x = np.asarray(matrix, dtype=np.float64)
+    if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 1:
+        raise ValueError(f"the score matrix must be (n_systems >= 2, n_queries >= 1), got shape "
+                         f"{x.shape}")
+    bad = ~np.isfinite(x) | (x < 0)
+    if bad.any():
+        i, j = (int(v[0]) for v in np.nonzero(bad))
+        raise ValueError(f"scores must be finite and non-negative; system row {i}, query column "
+                         f"{j} holds {x[i, j]!r}")
+    total = x.sum()
+    expected = np.outer(x.sum(axis=1), x.sum(axis=0)) / total if total > 0 else np.zeros_like(x)
+    return np.divide(x - expected, np.sqrt(expected), out=np.zeros_like(x), where=expected > 0)
+
+
+def zrisk(matrix, alpha=1.0) -> np.ndarray:
+    """ZRisk of every system (row) within the matrix ([GEO] Eq. 6).
+
+    ``ZRisk_i = sum_{z_ij > 0} z_ij + (1 + α) sum_{z_ij < 0} z_ij``. For a single baseline pass
+    the 2 × c matrix ``[system, baseline]``; for several, the system's row plus the baselines'.
+    """
+    alpha = check_alpha(alpha)
+    z = zscores(matrix)
+    return np.where(z > 0, z, (1.0 + alpha) * z).sum(axis=1)
+
+
+def georisk(matrix, alpha=1.0) -> np.ndarray:
+    """GeoRisk of every system (row) within the matrix ([GEO] Eq. 7).
+
+    ``GeoRisk_i = sqrt( (S_i / c) · Φ(ZRisk_i / c) )``: the geometric mean of mean effectiveness
+    and the normal-CDF-squashed ZRisk.
+    """
+    x = np.asarray(matrix, dtype=np.float64)
+    z = zrisk(x, alpha)
+    c = x.shape[1]
+    return np.sqrt(x.sum(axis=1) / c * stats.norm.cdf(z / c))
+
+
+SUMMARY_FIELDS = ("mean", "reward", "risk", "reward_risk", "wins", "losses", "wins_losses",
+                  "loss_gt_20")
+
+
+def _summary_one(s: np.ndarray, b: np.ndarray, loss_fraction: float) -> dict:
+    delta = s - b
+    reward = np.maximum(delta, 0).mean()
+    risk = np.maximum(-delta, 0).mean()
+    wins = int(np.sum(delta > 0))
+    losses = int(np.sum(delta < 0))
+    return {
+        "mean": s.mean(),
+        "reward": reward,
+        "risk": risk,
+        "reward_risk": reward / risk if risk > 0 else (np.inf if reward > 0 else np.nan),
+        "wins": wins,
+        "losses": losses,
+        "wins_losses": wins / losses if losses > 0 else (np.inf if wins > 0 else np.nan),
+        "loss_gt_20": int(np.sum((b > 0) & (s < (1.0 - loss_fraction) * b))),
+    }
+
+
+def summary(system, baselines, *, loss_fraction=0.2, nan_policy="raise") -> pd.Series:
+    """Risk-reward summary of a system against baselines ([GEO] Table 7; [TR] Table 3).
+
+    Fields: ``mean`` (of the system), ``reward`` (FReward), ``risk`` (FRisk), ``reward_risk``,
+    ``wins`` (#δ > 0), ``losses`` (#δ < 0), ``wins_losses``, ``loss_gt_20``
+    (#{M_b > 0 and M_s < 0.8 M_b}). Ratios are ``inf`` when the denominator is 0 and the numerator
+    is not, NaN when both are 0. Against several baselines (a matrix (n_baselines, n_queries)) each
+    field is computed per baseline and then averaged (macro-average), so counts may be fractional.
+    """
+    s, bs = _aligned(nan_policy, system=system, baselines=baselines)
+    rows = [_summary_one(s[0], b, loss_fraction) for b in bs]
+    return pd.DataFrame(rows, columns=SUMMARY_FIELDS).mean(axis=0)
+
+
+def risk_table(scores: pd.DataFrame, alphas=(0.0, 1.0, 5.0, 10.0), baseline: str | None = None
+               ) -> pd.DataFrame:
+    """Every risk measure of every system of a population, for several α.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        Per-query effectiveness, systems × queries (index: system names; columns: queries),
+        no missing value.
+    alphas : sequence of float
+    baseline : str, optional
+        A system of ``scores`` to compare every system against (URisk, TRisk, and ZRisk/GeoRisk
+        with this single baseline, r = 2).
+
+    Returns
+    -------
+    DataFrame
+        One row per system and α, columns ``system, alpha, mean, zrisk, georisk, tstar_risk``
+        (ZRisk and GeoRisk within the whole population, [GEO] Table 5; T*Risk against the
+        per-query mean of all systems, [GEO] Table 6), then with a baseline ``urisk, trisk,
+        trisk_p, zrisk_baseline, georisk_baseline`` ([GEO] Table 4). Baseline columns are empty
+        (NaN) on the baseline's own row, and TRisk is empty where it is undefined (SE = 0).
+    """
+    if scores.isna().any().any():
+        bad = scores.isna().stack()
+        system, query = bad[bad].index[0]
+        raise ValueError(f"no score for system {system!r} on query {query!r}; every system needs "
+                         "a score on every query")
+    if baseline is not None and baseline not in scores.index:
+        raise ValueError(f"baseline {baseline!r} is not among the systems "
+                         f"{', '.join(map(str, scores.index))}")
+    matrix = scores.to_numpy(dtype=np.float64)
+    population_mean = matrix.mean(axis=0)
+    rows = []
+    for alpha in alphas:
+        z_all = zrisk(matrix, alpha)
+        geo_all = georisk(matrix, alpha)
+        for i, system in enumerate(scores.index):
+            row = {"system": system, "alpha": float(alpha), "mean": matrix[i].mean(),
+                   "zrisk": z_all[i], "georisk": geo_all[i],
+                   "tstar_risk": _trisk_or_nan(matrix[i], population_mean, alpha)}
+            if baseline is not None:
+                b = scores.loc[baseline].to_numpy(dtype=np.float64)
+                own = system == baseline
+                pair = np.vstack([matrix[i], b])
+                result = None if own else _trisk_result_or_none(matrix[i], b, alpha)
+                row.update({
+                    "urisk": np.nan if own else urisk(matrix[i], b, alpha),
+                    "trisk": np.nan if result is None else result.trisk,
+                    "trisk_p": np.nan if result is None else result.p_value,
+                    "zrisk_baseline": np.nan if own else zrisk(pair, alpha)[0],
+                    "georisk_baseline": np.nan if own else georisk(pair, alpha)[0],
+                })
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _trisk_result_or_none(system, baseline, alpha):
+    """TRisk, or None where it is undefined (every x_q equal)."""
+    x = risk_deltas(system, baseline, alpha)
+    return trisk(system, baseline, alpha) if x.size > 1 and np.ptp(x) > 0 else None
+
+
+def _trisk_or_nan(system, baseline, alpha) -> float:
+    result = _trisk_result_or_none(system, baseline, alpha)
+    return np.nan if result is None else result.trisk

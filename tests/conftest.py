@@ -1,0 +1,45 @@
+"""Shared fixtures: the location of ../shared/data and random ranking problems."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def shared_file(relative: str) -> Path:
+    """Path of a file under ../shared/data, or skip the test saying which file is missing."""
+    path = SHARED_DATA / relative
+    if not path.exists():
+        pytest.skip(f"needs {path} (the project's shared data, absent on this machine)")
+    return path
+
+
+def random_problem(rng, n_queries=30, max_docs=25, max_label=4, tie_levels=None):
+    """Flat labels, scores and group sizes with every edge case in reach.
+
+    Query sizes run from 1 (single-document queries) to ``max_docs``; some queries get all-zero
+    labels; with ``tie_levels`` scores are drawn from that many values, so ties are frequent.
+    """
+    group = rng.integers(1, max_docs + 1, size=n_queries)
+    group[0] = 1
+    n = int(group.sum())
+    labels = rng.integers(0, max_label + 1, size=n)
+    starts = np.concatenate(([0], np.cumsum(group)[:-1]))
+    for q in rng.choice(n_queries, size=max(1, n_queries // 5), replace=False):
+        labels[starts[q]:starts[q] + group[q]] = 0
+    if tie_levels:
+        scores = rng.integers(0, tie_levels, size=n).astype(float)
+    else:
+        scores = rng.normal(size=n)
+    return labels, scores, group
+
+
+def split_queries(labels, scores, group):
+    """Per-query (labels, scores) lists, for the naive references."""
+    out, start = [], 0
+    for size in group:
+        out.append((labels[start:start + size], scores[start:start + size]))
+        start += size
+    return out

@@ -1,0 +1,130 @@
+"""The lgb-risk command line, end to end (in-process through main())."""
+
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lgb_risk import cli, synthetic
+from tests.conftest import SHARED_DATA, shared_file
+from tests.test_risk import TABLE4, TABLE5
+
+GEO_TABLE3 = str(Path(__file__).parent / "data" / "geo_table3.csv")
+
+
+def run_cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli.main([str(a) for a in argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_risk_command_reproduces_geo_tables_4_and_5():
+    code, out, _ = run_cli("risk", GEO_TABLE3, "--alpha", 0, 1, 5, 10, "--baseline", "s1",
+                           "--format", "csv")
+    assert code == 0
+    assert out.startswith("system,alpha,mean,zrisk,georisk")
+    table = pd.read_csv(io.StringIO(out))
+    for alpha, expected in TABLE5.items():
+        rows = table[table["alpha"] == alpha].set_index("system")
+        for system, (z, geo) in expected.items():
+            assert round(rows.loc[system, "zrisk"], 3) == pytest.approx(z, abs=1e-9)
+            assert round(rows.loc[system, "georisk"], 3) == pytest.approx(geo, abs=1e-9)
+    at_zero = table[table["alpha"] == 0].set_index("system")
+    for system, (_, zrisk_total) in TABLE4.items():
+        assert round(at_zero.loc[system, "zrisk_baseline"], 4) == pytest.approx(zrisk_total)
+    assert pd.isna(at_zero.loc["s1", "urisk"])  # the baseline's own row has no baseline columns
+
+
+def test_risk_command_json_and_output_file(tmp_path):
+    target = tmp_path / "risk.json"
+    code, out, _ = run_cli("risk", GEO_TABLE3, "--alpha", 1, "--format", "json", "-o", target)
+    assert code == 0 and out == ""
+    records = json.loads(target.read_text())
+    assert len(records) == 8 and records[0]["system"] == "s1"
+    assert list(tmp_path.iterdir()) == [target]  # no temporary file left behind
+
+
+@pytest.mark.parametrize("text, message", [
+    ("system,topic,value\ns1,t1,0.1\n", "header must be 'system,topic,score'"),
+    ("system,topic,score\ns1,t1,0.1\ns1,t1,0.2\ns2,t1,0.3\n", ":3: system 's1' has a second"),
+    ("system,topic,score\ns1,t1,0.1\ns1,t2,abc\n", ":3: score must be a finite number"),
+    ("system,topic,score\ns1,t1,0.1\ns1,t2,0.2\ns2,t1,0.3\n", "no score for system 's2' on "
+                                                              "query 't2'"),
+])
+def test_risk_command_refuses_bad_tables(tmp_path, text, message):
+    path = tmp_path / "scores.csv"
+    path.write_text(text)
+    code, out, err = run_cli("risk", path)
+    assert code == 2 and out == ""
+    assert message in err
+
+
+def test_risk_command_refuses_negative_alpha():
+    with pytest.raises(SystemExit):
+        with redirect_stderr(io.StringIO()):
+            cli.main(["risk", GEO_TABLE3, "--alpha", "-1"])
+
+
+@pytest.fixture()
+def collection(tmp_path):
+    return synthetic.write_trec_collection(tmp_path, n_topics=12, docs_per_topic=30, n_runs=3)
+
+
+def test_evaluate_per_topic_csv(collection):
+    qrels, runs = collection
+    code, out, _ = run_cli("evaluate", qrels, *runs, "--measures", "ndcg@20", "err@20",
+                           "--per-topic", "--format", "csv")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "run,topic,ndcg@20,err@20"
+    first = lines[1].split(",")
+    assert first[0] == "run1" and len(first[2].split(".")[1]) == 5
+    assert {line.split(",")[0] for line in lines[1:]} == {"run1", "run2", "run3"}
+
+
+def test_evaluate_summary_has_means_and_risk_columns(collection):
+    qrels, runs = collection
+    code, out, _ = run_cli("evaluate", qrels, *runs, "--measures", "ndcg@20", "--baseline",
+                           "run1", "--alpha", 1, 5, "--format", "csv")
+    assert code == 0
+    table = pd.read_csv(io.StringIO(out))
+    assert table["run"].tolist() == ["run1", "run2", "run3"]
+    for column in ["ndcg@20", "ndcg@20_zrisk_a1", "ndcg@20_georisk_a5", "ndcg@20_urisk_a1",
+                   "ndcg@20_trisk_a5", "ndcg@20_trisk_p_a1", "ndcg@20_tstar_risk_a1"]:
+        assert column in table.columns
+    code, per_topic, _ = run_cli("evaluate", qrels, *runs, "--measures", "ndcg@20",
+                                 "--per-topic", "--format", "csv")
+    means = pd.read_csv(io.StringIO(per_topic)).groupby("run")["ndcg@20"].mean()
+    assert table.set_index("run")["ndcg@20"].to_numpy() == pytest.approx(means.to_numpy(),
+                                                                         abs=1e-5)
+
+
+def test_evaluate_errors_are_reported(tmp_path, collection):
+    qrels, runs = collection
+    code, _, err = run_cli("evaluate", qrels, runs[0], "--measures", "map")
+    assert code == 2 and "unknown measure 'map'" in err
+    code, _, err = run_cli("evaluate", qrels, *runs, "--baseline", "nosuchrun")
+    assert code == 2 and "neither one of the runs" in err
+    code, _, err = run_cli("evaluate", tmp_path / "absent", runs[0])
+    assert code == 2 and "no such file" in err
+
+
+@pytest.mark.shared_data
+def test_evaluate_trec2012_indri_casp(tmp_path):
+    qrels = shared_file("trec2012/qrels.adhoc.txt")
+    runs = sorted((SHARED_DATA / "trec2012" / "runs").glob("*.txt"))
+    code, out, _ = run_cli("evaluate", qrels, *runs, "--measures", "err@20", "--baseline",
+                           "rm_cata-filtered", "--format", "csv")
+    assert code == 0
+    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    assert round(table.loc["rm_cata-filtered", "err@20"], 4) == 0.1947
+    assert (table["topics"] == 50).all()
+
+
+def test_demo_command_prints_a_table():
+    code, out, err = run_cli("demo")
+    assert code == 0 and "run1" in out and "ndcg@20_georisk_a5" in out

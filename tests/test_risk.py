@@ -1,0 +1,153 @@
+"""Risk measures against the papers' numbers, scipy's t-test and naive loops."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from lgb_risk import risk
+
+DATA = pd.read_csv(__file__.replace("test_risk.py", "data/geo_table3.csv"))
+TABLE3 = DATA.pivot(index="system", columns="topic", values="score")  # [GEO] Table 3
+
+# [GEO] Table 4 (α = 0): per-topic z of the system against baseline s1, and its ZRisk.
+TABLE4 = {
+    "s2": ([0.3689, 0.2000, 0.0000, -0.1690, -0.2858], 0.1141),
+    "s3": ([0.2988, 0.1581, 0.0000, -0.1225, -0.1917], 0.1427),
+    "s4": ([0.3077, 0.1599, 0.0000, -0.1209, -0.1884], 0.1583),
+    "s5": ([0.3689, 0.0000, 0.0845, -0.2739, -0.1088], 0.0708),
+    "s6": ([0.2121, 0.2739, -0.1000, 0.0000, -0.2858], 0.1002),
+    "s7": ([0.2799, 0.1422, 0.0000, -0.1057, -0.1669], 0.1496),
+    "s8": ([0.2792, 0.1445, -0.0001, -0.1097, -0.1732], 0.1408),
+}
+# "s1 vs. sX" rows of Table 4: ZRisk of s1 with sX as the baseline.
+TABLE4_REVERSED = {"s2": -0.1141, "s3": -0.1427, "s4": -0.1445, "s5": -0.0708, "s6": -0.1002,
+                   "s7": -0.1446, "s8": -0.1442}
+# [GEO] Table 5: (ZRisk, GeoRisk) of each system within all eight, α = 0, 1, 5, 10.
+TABLE5 = {
+    0: {"s1": (-0.049, 0.386), "s2": (0.026, 0.388), "s3": (0.006, 0.387), "s4": (0.005, 0.354),
+        "s5": (0.006, 0.387), "s6": (0.005, 0.387), "s7": (-0.001, 0.374), "s8": (0.001, 0.397)},
+    1: {"s1": (-0.727, 0.364), "s2": (-0.312, 0.378), "s3": (-0.069, 0.385),
+        "s4": (-0.063, 0.352), "s5": (-0.541, 0.370), "s6": (-0.539, 0.370),
+        "s7": (-0.008, 0.374), "s8": (-0.010, 0.396)},
+    5: {"s1": (-3.442, 0.271), "s2": (-1.668, 0.333), "s3": (-0.368, 0.376),
+        "s4": (-0.336, 0.344), "s5": (-2.727, 0.296), "s6": (-2.718, 0.297),
+        "s7": (-0.036, 0.373), "s8": (-0.052, 0.395)},
+    10: {"s1": (-6.835, 0.160), "s2": (-3.362, 0.274), "s3": (-0.742, 0.364),
+         "s4": (-0.677, 0.334), "s5": (-5.460, 0.203), "s6": (-5.442, 0.204),
+         "s7": (-0.072, 0.372), "s8": (-0.106, 0.393)},
+}
+
+
+@pytest.mark.parametrize("system", sorted(TABLE4))
+def test_single_baseline_zrisk_reproduces_geo_table4(system):
+    pair = TABLE3.loc[[system, "s1"]].to_numpy()
+    z_topics, z_total = TABLE4[system]
+    assert risk.zscores(pair)[0] == pytest.approx(z_topics, abs=5e-5)
+    assert risk.zrisk(pair, alpha=0)[0] == pytest.approx(z_total, abs=5e-5)
+    reversed_pair = TABLE3.loc[["s1", system]].to_numpy()
+    assert risk.zrisk(reversed_pair, alpha=0)[0] == pytest.approx(TABLE4_REVERSED[system],
+                                                                   abs=5e-5)
+
+
+@pytest.mark.parametrize("alpha", sorted(TABLE5))
+def test_population_zrisk_georisk_reproduce_geo_table5(alpha):
+    z = risk.zrisk(TABLE3.to_numpy(), alpha)
+    geo = risk.georisk(TABLE3.to_numpy(), alpha)
+    for i, system in enumerate(TABLE3.index):
+        want_z, want_geo = TABLE5[alpha][system]
+        assert z[i] == pytest.approx(want_z, abs=5e-4)
+        assert geo[i] == pytest.approx(want_geo, abs=5e-4)
+
+
+def _random_pair(seed, c=50):
+    rng = np.random.default_rng(seed)
+    base = rng.uniform(0, 1, c)
+    return np.clip(base + rng.normal(0, 0.2, c), 0, 1), base
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_urisk_is_mean_difference_at_alpha_zero_and_ugain_minus_alpha_frisk(seed):
+    s, b = _random_pair(seed)
+    assert risk.urisk(s, b, alpha=0) == pytest.approx(np.mean(s - b), abs=1e-15)
+    d = s - b
+    frisk, freward = np.mean(np.maximum(-d, 0)), np.mean(np.maximum(d, 0))
+    for alpha in (1, 5, 10):
+        assert risk.urisk(s, b, alpha) == pytest.approx(freward - frisk - alpha * frisk, abs=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_trisk_p_value_is_paired_t_test_at_alpha_zero(seed):
+    s, b = _random_pair(seed)
+    result = risk.trisk(s, b, alpha=0)
+    ref = stats.ttest_rel(s, b)
+    assert result.trisk == pytest.approx(ref.statistic, rel=1e-12)
+    assert result.p_value == pytest.approx(ref.pvalue, rel=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("alpha", [0, 1, 5])
+def test_jackknife_by_leave_one_out_loop(seed, alpha):
+    s, b = _random_pair(seed, c=37)
+    result = risk.trisk(s, b, alpha)
+    c = s.size
+    theta = [risk.urisk(np.delete(s, i), np.delete(b, i), alpha) for i in range(c)]
+    theta_dot = np.mean(theta)
+    se_j = np.sqrt((c - 1) / c * sum((t - theta_dot) ** 2 for t in theta))
+    assert result.se_jackknife == pytest.approx(se_j, abs=1e-12)
+    assert abs(result.se_jackknife - result.se) < 1e-12
+    x = np.where(s - b >= 0, s - b, (1 + alpha) * (s - b))
+    assert result.tr == pytest.approx(x / np.std(x, ddof=1), abs=1e-12)
+    tj = [(c - 1) * (result.urisk - theta[i]) / (np.sqrt(c) * se_j) for i in range(c)]
+    assert result.tj == pytest.approx(tj, abs=1e-10)
+    assert result.tj == pytest.approx((x - x.mean()) / np.std(x, ddof=1), abs=1e-10)
+
+
+def test_tstar_risk_is_trisk_against_baseline_mean():
+    rng = np.random.default_rng(9)
+    system = rng.uniform(size=30)
+    baselines = rng.uniform(size=(4, 30))
+    got = risk.tstar_risk(system, baselines, alpha=5)
+    want = risk.trisk(system, baselines.mean(axis=0), alpha=5)
+    assert got.trisk == want.trisk and got.p_value == want.p_value
+
+
+def _naive_summary(s, b):
+    wins = sum(1 for x, y in zip(s, b) if x > y)
+    losses = sum(1 for x, y in zip(s, b) if x < y)
+    reward = sum(max(x - y, 0) for x, y in zip(s, b)) / len(s)
+    loss = sum(max(y - x, 0) for x, y in zip(s, b)) / len(s)
+    big = sum(1 for x, y in zip(s, b) if y > 0 and x < 0.8 * y)
+    return [sum(s) / len(s), reward, loss, reward / loss, wins, losses, wins / losses, big]
+
+
+def test_summary_single_and_macro_average():
+    rng = np.random.default_rng(2)
+    s = rng.uniform(size=40)
+    bs = rng.uniform(size=(3, 40))
+    bs[0, :5] = 0.0
+    one = risk.summary(s, bs[0])
+    assert one.tolist() == pytest.approx(_naive_summary(s, bs[0]))
+    macro = risk.summary(s, bs)
+    assert macro.tolist() == pytest.approx(np.mean([_naive_summary(s, b) for b in bs], axis=0))
+
+
+def test_nan_policy():
+    s = np.array([0.1, np.nan, 0.5, 0.2])
+    b = np.array([0.2, 0.3, 0.1, 0.1])
+    with pytest.raises(ValueError, match="query index 1"):
+        risk.urisk(s, b)
+    assert risk.urisk(s, b, 0, nan_policy="omit") == pytest.approx(np.mean([-0.1, 0.4, 0.1]))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: risk.urisk([0.1, 0.2], [0.1]), "same queries"),
+    (lambda: risk.urisk([0.1, 0.2], [0.1, 0.3], alpha=-1), "alpha must be"),
+    (lambda: risk.trisk([0.1, 0.2], [0.1, 0.2]), "undefined"),
+    (lambda: risk.trisk([0.1], [0.2]), "at least 2 queries"),
+    (lambda: risk.zrisk([[0.1, -0.2], [0.3, 0.1]]), "row 0, query column 1"),
+    (lambda: risk.zrisk([[0.1, 0.2]]), "n_systems >= 2"),
+])
+def test_bad_input_is_a_specific_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -1,0 +1,122 @@
+"""TREC readers and gdeval.pl-style evaluation against a hand-written gdeval reference."""
+
+import glob
+import math
+
+import numpy as np
+import pytest
+
+from lgb_risk import data, trec
+from tests.conftest import SHARED_DATA, shared_file
+
+
+def gdeval_reference(qrels_path, run_path, k=20, max_grade=4):
+    """A from-scratch reading of gdeval.pl's rules (dicts, sorted, loops): topic -> (ndcg, err)."""
+    judged = {}
+    for line in open(qrels_path):
+        f = line.split()
+        if f:
+            judged.setdefault(f[0], {})[f[2]] = max(int(f[3]), 0)
+    run = {}
+    for line in open(run_path):
+        f = line.split()
+        if f:
+            run.setdefault(f[0], []).append((float(f[4]), f[2]))
+    out = {}
+    for topic, docs in run.items():
+        grades = judged.get(topic, {})
+        ideal_grades = sorted(grades.values(), reverse=True)
+        if not ideal_grades or ideal_grades[0] == 0:
+            continue
+        ranked = sorted(docs, key=lambda d: (d[0], d[1]), reverse=True)  # score desc, docno desc
+        dcg = idcg = err = 0.0
+        p = 1.0
+        for r, (_, docno) in enumerate(ranked[:k], start=1):
+            g = grades.get(docno, 0)
+            dcg += (2 ** g - 1) / math.log2(r + 1)
+            stop = (2 ** g - 1) / 2 ** max_grade
+            err += p * stop / r
+            p *= 1 - stop
+        for r, g in enumerate(ideal_grades[:k], start=1):
+            idcg += (2 ** g - 1) / math.log2(r + 1)
+        out[topic] = (dcg / idcg, err)
+    return out
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path
+
+
+def test_gdeval_conventions_on_a_hand_made_case(tmp_path):
+    qrels = _write(tmp_path / "qrels", "1 0 a 2\n1 0 b -2\n1 0 c 1\n1 0 z 3\n2 0 a 0\n3 0 x 1\n")
+    # Topic 1: b (spam, -2) and a tie between c and d broken by DOCNO descending (d before c);
+    # z is relevant but not retrieved (it still counts in IDCG). Topic 2 has nothing relevant.
+    run = _write(tmp_path / "myrun.txt", "1 Q0 b 1 9.0 r\n1 Q0 c 2 5.0 r\n1 Q0 d 3 5.0 r\n"
+                                         "1 Q0 a 4 1.0 r\n2 Q0 a 1 1.0 r\n")
+    result = trec.evaluate_run(data.read_qrels(qrels), data.read_run(run), ["ndcg@20", "err@20"])
+    assert list(result.index) == ["1"]
+    ranked_gains = [0, 0, 1, 3]  # b (spam -> 0), d (unjudged -> 0), c (1), a (2)
+    dcg = sum(g / math.log2(r + 2) for r, g in enumerate(ranked_gains))
+    idcg = 7 + 3 / math.log2(3) + 1 / 2
+    assert result.loc["1", "ndcg@20"] == pytest.approx(dcg / idcg, abs=1e-12)
+    want = gdeval_reference(qrels, run)
+    assert result.loc["1"].tolist() == pytest.approx(list(want["1"]), abs=1e-12)
+
+
+@pytest.mark.shared_data
+def test_indri_casp_mean_err20_is_0_1947_as_published():
+    qrels = data.read_qrels(shared_file("trec2012/qrels.adhoc.txt"))
+    run = data.read_run(shared_file("trec2012/runs/rm_cata-filtered.txt"))
+    result = trec.evaluate_run(qrels, run, ["err@20"])
+    assert len(result) == 50
+    assert round(result["err@20"].mean(), 4) == 0.1947  # [GEO] Table 6, [TR] Table 1
+
+
+@pytest.mark.shared_data
+def test_all_trec2012_runs_match_the_gdeval_reference_per_topic():
+    qrels_path = shared_file("trec2012/qrels.adhoc.txt")
+    qrels = data.read_qrels(qrels_path)
+    paths = sorted(glob.glob(str(SHARED_DATA / "trec2012/runs/*.txt")))
+    assert len(paths) == 8
+    for path in paths:
+        got = trec.evaluate_run(qrels, data.read_run(path), ["ndcg@20", "err@20"])
+        want = gdeval_reference(qrels_path, path)
+        assert sorted(got.index) == sorted(want)
+        ref = np.array([want[t] for t in got.index])
+        assert np.abs(got.to_numpy() - ref).max() < 1e-12, path
+
+
+def test_topics_in_natural_order():
+    assert trec.natural_topic_order(["10", "9", "b", "151", "a"]) == ["9", "10", "151", "a", "b"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4\n", r"myrun.txt:2: expected 6 fields"),
+    ("1 Q0 a 1 0.5 r\n\n1 Q0 b 2 high r\n", r"myrun.txt:3: RANK must be an integer and SCORE"),
+    ("1 Q0 a 1 nan r\n", r"myrun.txt:1: SCORE must be finite"),
+    ("1 Q0 a 1 0.5 r\n2 Q0 a 1 0.5 r\n1 Q0 a 2 0.4 r\n",
+     r"myrun.txt:3: document 'a' appears again for topic '1' \(first at line 1\)"),
+    ("", "has no line"),
+])
+def test_malformed_run_names_file_and_line(tmp_path, text, message):
+    path = _write(tmp_path / "myrun.txt", text)
+    with pytest.raises(ValueError, match=message):
+        data.read_run(path)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1 0 a\n", r"q.txt:1: expected 4 fields"),
+    ("1 0 a 1\n1 0 b x\n", r"q.txt:2: GRADE must be an integer"),
+    ("1 0 a 1\n1 0 a 2\n", r"q.txt:2: document 'a' appears again"),
+])
+def test_malformed_qrels_names_file_and_line(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message):
+        data.read_qrels(_write(tmp_path / "q.txt", text))
+
+
+def test_unknown_measure_and_missing_file(tmp_path):
+    with pytest.raises(ValueError, match="unknown measure 'map'"):
+        trec.parse_measure("map")
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        data.read_run(tmp_path / "absent.txt")
