@@ -6,12 +6,13 @@ Every reader refuses malformed input with a :class:`ValueError` naming the file 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["read_run", "read_qrels", "run_name"]
+__all__ = ["read_run", "read_qrels", "run_name", "load_letor", "LetorData"]
 
 
 def run_name(path) -> str:
@@ -124,3 +125,121 @@ def read_qrels(path) -> pd.DataFrame:
                           "grade": np.array(grades, dtype=np.int64)})
     _refuse_duplicates(frame, np.asarray(numbers), path, "qrels")
     return frame
+
+
+@dataclass(frozen=True)
+class LetorData:
+    """A learning-to-rank dataset: documents of each query contiguous, queries in file order.
+
+    Attributes
+    ----------
+    X : scipy.sparse.csr_matrix, shape (n_documents, n_features)
+        Column ``f - 1`` holds feature ``f`` (LETOR numbers features from 1).
+    y : ndarray of int64
+        Relevance labels.
+    qid : ndarray of int64, shape (n_documents,)
+        Query id of every document.
+    query_ids : ndarray of int64, shape (n_queries,)
+        Query ids in order, one per query.
+    group : ndarray of int64, shape (n_queries,)
+        Query sizes (LightGBM's ``group``).
+    docids : ndarray of str or None
+        Document ids from trailing ``# docid = ...`` comments, where every line has one.
+    """
+
+    X: object
+    y: np.ndarray
+    qid: np.ndarray
+    query_ids: np.ndarray
+    group: np.ndarray
+    docids: np.ndarray | None
+
+
+def _comment_docids(path) -> np.ndarray | None:
+    """``docid = X`` (LETOR 4.0) or the first token of each trailing comment; None if absent."""
+    ids = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            _, sep, comment = line.partition("#")
+            if not sep:
+                return None
+            tokens = comment.split()
+            if "docid" in tokens:
+                tokens = tokens[tokens.index("docid") + 1:]
+                if tokens[:1] == ["="]:
+                    tokens = tokens[1:]
+            if not tokens:
+                return None
+            ids.append(tokens[0])
+    return np.array(ids)
+
+
+def load_letor(path, *, n_features=None) -> LetorData:
+    """Read an SVMlight/LETOR file (``label qid:Q 1:v 2:v ... # comment``) for ranking.
+
+    Files without ``qid:`` are read with LightGBM's ``PATH.query`` file of query sizes beside
+    them (LightGBM's examples); their query ids are then 0, 1, ....
+
+    Parameters
+    ----------
+    path : str or Path
+    n_features : int, optional
+        Number of feature columns (to give train and test files the same width).
+
+    Raises
+    ------
+    ValueError
+        A malformed line, a query whose documents are not contiguous (naming its id and the line
+        where it reappears), a file with neither ``qid:`` nor a ``.query`` file.
+    """
+    from sklearn.datasets import load_svmlight_file
+
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no such file: {p}")
+    try:
+        X, y, qid = load_svmlight_file(str(p), n_features=n_features, zero_based=False,
+                                       query_id=True)
+    except ValueError as exc:
+        raise ValueError(f"{p}: not a valid SVMlight/LETOR file: {exc}") from None
+    labels = np.asarray(y)
+    if np.any(labels != np.round(labels)) or np.any(labels < 0):
+        i = int(np.flatnonzero((labels != np.round(labels)) | (labels < 0))[0])
+        raise ValueError(f"{p}: document {i + 1} has label {labels[i]!r}; expected a whole "
+                         "number >= 0")
+    query_file = Path(str(p) + ".query")
+    if np.all(qid == 0) and not _has_qid(p):
+        if not query_file.is_file():
+            raise ValueError(f"{p} has no qid: fields and there is no {query_file.name} beside it "
+                             "to give the query sizes")
+        group = np.loadtxt(query_file, dtype=np.int64, ndmin=1)
+        if group.sum() != labels.size or np.any(group < 1):
+            raise ValueError(f"{query_file}: query sizes add up to {int(group.sum())}, the data "
+                             f"file has {labels.size} documents")
+        query_ids = np.arange(group.size, dtype=np.int64)
+        qid = np.repeat(query_ids, group)
+    else:
+        qid = np.asarray(qid, dtype=np.int64)
+        starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+        query_ids = qid[starts]
+        uniq, first = np.unique(query_ids, return_index=True)
+        if uniq.size != query_ids.size:
+            seen = np.zeros(query_ids.size, dtype=bool)
+            seen[first] = True
+            again = int(np.flatnonzero(~seen)[0])
+            raise ValueError(f"{p}: the documents of query {int(query_ids[again])} are not "
+                             f"contiguous (it starts again at document {int(starts[again]) + 1}); "
+                             "sort the file by query")
+        group = np.diff(np.r_[starts, qid.size]).astype(np.int64)
+    return LetorData(X=X.tocsr(), y=labels.astype(np.int64), qid=qid, query_ids=query_ids,
+                     group=group, docids=_comment_docids(p))
+
+
+def _has_qid(path) -> bool:
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                return "qid:" in line
+    return False

@@ -28,6 +28,8 @@ Conventions are explicit keywords, never implicit:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from lgb_risk._ranking import (
@@ -67,9 +69,32 @@ def gains(labels: np.ndarray, label_gain=None) -> np.ndarray:
     return table[labels]
 
 
+_DISCOUNTS = np.empty(0)
+
+
 def _discounts(length: int) -> np.ndarray:
-    """1 / log2(p + 2) for 0-based positions p = 0 .. length-1."""
-    return 1.0 / np.log2(np.arange(2, length + 2, dtype=np.float64))
+    """1 / log2(p + 2) for 0-based positions p = 0 .. length-1.
+
+    Computed with the C library's log2 (``math.log2``), as LightGBM computes its discount table,
+    so that objectives reproduce LightGBM's doubles bit for bit; cached and grown on demand.
+    """
+    global _DISCOUNTS
+    if _DISCOUNTS.size < length:
+        size = max(length, 10_000)
+        _DISCOUNTS = np.array([1.0 / math.log2(p + 2.0) for p in range(size)])
+    return _DISCOUNTS[:length]
+
+
+def dcg_of_ranking(ranked_gains, positions, query_index, n_queries, k) -> np.ndarray:
+    """DCG@k per query from gains already in ranked order (the shared DCG kernel).
+
+    ``ranked_gains[i]`` is the gain of the document at 0-based ``positions[i]`` of query
+    ``query_index[i]``; ``k`` is a cut-off (int) or None. Summation runs in rank order within each
+    query, as LightGBM sums its max DCG.
+    """
+    keep = positions < (positions.max() + 1 if k is None else k)
+    w = ranked_gains[keep] * _discounts(int(positions.max()) + 1)[positions[keep]]
+    return np.bincount(query_index[keep], weights=w, minlength=n_queries)
 
 
 def _prepare(labels, scores, group, k, ties):
@@ -90,15 +115,12 @@ def _cutoff(k, group):
     return longest if k is None else min(k, longest)
 
 
-def _discount_of_sorted(s_sorted, pos, group, k, ties):
-    """Discount of each document in ranked order at cut-off k (0 beyond k).
+def _average_discount(s_sorted, pos, group, k):
+    """Discount at cut-off k of each document in ranked order, shared within tie blocks.
 
-    With ``ties="average"`` every tied block shares the mean of its positions' discounts.
+    Every block of equal scores gets the mean of its positions' discounts (0 beyond k).
     """
-    kk = _cutoff(k, group)
-    disc = np.where(pos < kk, _discounts(int(group.max()))[pos], 0.0)
-    if ties != "average":
-        return disc
+    disc = np.where(pos < _cutoff(k, group), _discounts(int(group.max()))[pos], 0.0)
     new_block = np.ones(pos.size, dtype=bool)
     new_block[1:] = (s_sorted[1:] != s_sorted[:-1]) | (pos[1:] == 0)
     block = np.cumsum(new_block) - 1
@@ -133,8 +155,10 @@ def dcg(labels, scores, group, k=10, *, ties="stable", label_gain=None) -> np.nd
     """
     y, s, g, off, k, order = _prepare(labels, scores, group, k, ties)
     pos = positions_in_query(g)
-    disc = _discount_of_sorted(s[order], pos, g, k, ties)
     qid = np.repeat(np.arange(g.size), g)
+    if ties != "average":
+        return dcg_of_ranking(gains(y[order], label_gain), pos, qid, g.size, k)
+    disc = _average_discount(s[order], pos, g, k)
     return np.bincount(qid, weights=gains(y[order], label_gain) * disc, minlength=g.size)
 
 
@@ -144,11 +168,8 @@ def ideal_dcg(labels, group, k=10, *, label_gain=None) -> np.ndarray:
     g = check_group(group, y.size)
     k = check_k(k)
     order = rank_by_label(y, offsets_from_group(g))
-    pos = positions_in_query(g)
-    keep = pos < _cutoff(k, g)
     qid = np.repeat(np.arange(g.size), g)
-    w = gains(y[order][keep], label_gain) * _discounts(int(g.max()))[pos[keep]]
-    return np.bincount(qid[keep], weights=w, minlength=g.size)
+    return dcg_of_ranking(gains(y[order], label_gain), positions_in_query(g), qid, g.size, k)
 
 
 def ndcg(labels, scores, group, k=10, *, ties="stable", empty="zero", short="available",
