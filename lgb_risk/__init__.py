@@ -5,7 +5,12 @@ Modules: :mod:`lgb_risk.metrics` (per-query effectiveness), :mod:`lgb_risk.risk`
 :mod:`lgb_risk.cli` (the ``lgb-risk`` command).
 """
 
-from lgb_risk import data, metrics, risk, trec
+from lgb_risk import baselines, data, feval, metrics, risk, trec
+from lgb_risk.baselines import BaselineStore
+from lgb_risk.objectives import GeoRisk, LambdaMART, TFARO, TSARO, TStarFARO, UCRO
 
-__all__ = ["data", "metrics", "risk", "trec", "__version__"]
+__all__ = [
+    "LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "BaselineStore",
+    "baselines", "data", "feval", "metrics", "risk", "trec", "__version__",
+]
 __version__ = "0.1.0"

@@ -54,7 +54,7 @@ def check_labels(labels, name: str = "labels") -> np.ndarray:
         bad = np.flatnonzero(~np.isfinite(yf) | (yf != np.round(yf)))
         if bad.size:
             raise ValueError(
-                f"{name} must be whole numbers; position {int(bad[0])} holds {yf[bad[0]]!r}"
+                f"{name} must be whole numbers; position {int(bad[0])} holds {float(yf[bad[0]])}"
             )
         yi = yf.astype(np.int64)
     neg = np.flatnonzero(yi < 0)
@@ -75,7 +75,7 @@ def check_scores(scores, n_items: int, name: str = "scores") -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(s))
     if bad.size:
         raise ValueError(
-            f"{name} must be finite; position {int(bad[0])} holds {s[bad[0]]!r} "
+            f"{name} must be finite; position {int(bad[0])} holds {float(s[bad[0]])} "
             f"({bad.size} non-finite value(s) in all)"
         )
     return s

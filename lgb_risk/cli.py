@@ -11,7 +11,6 @@ Run ``lgb-risk COMMAND --help`` for the options.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -20,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from lgb_risk import data, synthetic, trec
+from lgb_risk._io import atomic_write_text
 from lgb_risk.risk import risk_table
 
 FORMATS = ("table", "csv", "json")
@@ -51,17 +51,8 @@ def write_output(frame: pd.DataFrame, fmt: str, out: str | None, decimals: int =
                                na_rep="-") + "\n"
     if out is None:
         sys.stdout.write(text)
-        return
-    target = Path(out)
-    fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
-                               prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    else:
+        atomic_write_text(out, text)
 
 
 def _per_topic_matrix(per_topic: dict[str, pd.DataFrame], measure: str) -> pd.DataFrame:

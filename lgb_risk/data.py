@@ -207,7 +207,7 @@ def load_letor(path, *, n_features=None) -> LetorData:
     labels = np.asarray(y)
     if np.any(labels != np.round(labels)) or np.any(labels < 0):
         i = int(np.flatnonzero((labels != np.round(labels)) | (labels < 0))[0])
-        raise ValueError(f"{p}: document {i + 1} has label {labels[i]!r}; expected a whole "
+        raise ValueError(f"{p}: document {i + 1} has label {float(labels[i])}; expected a whole "
                          "number >= 0")
     query_file = Path(str(p) + ".query")
     if np.all(qid == 0) and not _has_qid(p):

@@ -350,7 +350,7 @@ class LambdaMART:
                              f"{setup.labels.size} documents")
         bad = np.flatnonzero(~np.isfinite(scores))
         if bad.size:
-            raise ValueError(f"prediction {int(bad[0])} is {scores[bad[0]]!r}: predictions must "
+            raise ValueError(f"prediction {int(bad[0])} is {float(scores[bad[0]])}: predictions must "
                              "be finite (a diverging model? lower the learning rate)")
         order = rank_by_score(scores, setup.labels, setup.offsets)
         state = self._risk_state(scores, order, setup)
@@ -382,13 +382,12 @@ class LambdaMART:
         g = check_group(group, y.size)
         table = (_DEFAULT_LABEL_GAIN if self.label_gain is None
                  else np.asarray(self.label_gain, dtype=np.float64))
-        gain_of_label = metrics.gains(y, table)  # refuses labels outside label_gain
+        metrics.gains(y, table)  # refuses labels outside label_gain, naming the document
         w = np.empty(0, np.float32)
         if weight is not None:
             w = np.asarray(weight, dtype=np.float32)
             if w.shape != y.shape or not np.all(np.isfinite(w)) or np.any(w < 0):
                 raise ValueError(f"weights must be {y.size} finite, non-negative numbers")
-        del gain_of_label
         setup = _Setup(
             labels=y, group=g, offsets=offsets_from_group(g), weights=w, gain_table=table,
             positions=positions_in_query(g), query_index=np.repeat(np.arange(g.size), g),
@@ -469,7 +468,7 @@ class _RiskSensitive(LambdaMART):
         if bad.any():
             q = int(np.flatnonzero(bad.any(axis=1))[0])
             raise ValueError(f"{name}: baseline value for query index {q} is "
-                             f"{matrix[q][bad[q]][0]!r}; expected a finite NDCG >= 0")
+                             f"{float(matrix[q][bad[q]][0])}; expected a finite NDCG >= 0")
         return matrix
 
     def _prepare_risk(self, setup):

@@ -195,7 +195,7 @@ def zscores(matrix) -> np.ndarray:
     if bad.any():
         i, j = (int(v[0]) for v in np.nonzero(bad))
         raise ValueError(f"scores must be finite and non-negative; system row {i}, query column "
-                         f"{j} holds {x[i, j]!r}")
+                         f"{j} holds {float(x[i, j])}")
     total = x.sum()
     expected = np.outer(x.sum(axis=1), x.sum(axis=0)) / total if total > 0 else np.zeros_like(x)
     return np.divide(x - expected, np.sqrt(expected), out=np.zeros_like(x), where=expected > 0)

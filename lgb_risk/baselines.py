@@ -1,0 +1,253 @@
+"""A store of per-query baseline effectiveness, keyed by query id (SPEC.md §5).
+
+A :class:`BaselineStore` holds one column per named baseline system and one row per query id,
+together with the measure (name and cut-off k) the values were computed with. Risk-sensitive
+objectives and ``feval`` functions take a store plus the query ids of their data set and align it
+themselves; a missing id is an error, never a silent fill.
+
+Query ids are kept as strings, so that LETOR's integer ids and TREC's topic strings align alike
+(``10002`` and ``"10002"`` are the same query).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from lgb_risk import metrics, trec
+from lgb_risk._io import atomic_write, atomic_write_text
+
+__all__ = ["BaselineStore"]
+
+_FORMAT_VERSION = 1
+
+
+def _ids(query_ids) -> pd.Index:
+    ids = pd.Index([str(q) for q in np.asarray(query_ids).ravel()], name="query_id")
+    return ids
+
+
+class BaselineStore:
+    """Per-query effectiveness of one or more baseline systems.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Index: query ids (any type; kept as strings). Columns: baseline names. Values: finite
+        effectiveness per query.
+    measure : str, default "ndcg"
+        Measure name (ndcg, dcg, err, ap, sp).
+    k : int, default 10
+        Its cut-off.
+    metadata : dict, optional
+        Anything else worth keeping with the values (source, parameters); saved as JSON.
+
+    Examples
+    --------
+    >>> store = BaselineStore.from_feature(X, y, group, query_ids, feature=25, name="bm25")
+    >>> UCRO(alpha=5, baseline=store, query_ids=query_ids)
+    """
+
+    def __init__(self, table: pd.DataFrame, measure: str = "ndcg", k: int = 10,
+                 metadata: dict | None = None):
+        trec.parse_measure(f"{measure}@{k}")
+        frame = pd.DataFrame(table).copy()
+        frame.index = _ids(frame.index)
+        frame.columns = [str(c) for c in frame.columns]
+        if frame.shape[1] == 0:
+            raise ValueError("a BaselineStore needs at least one baseline column")
+        if frame.index.has_duplicates:
+            dup = frame.index[frame.index.duplicated()][0]
+            raise ValueError(f"query id {dup!r} appears twice in the baseline table")
+        if len(set(frame.columns)) != frame.shape[1]:
+            raise ValueError(f"baseline names must be unique, got {list(frame.columns)}")
+        values = frame.to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            i, j = (int(v[0]) for v in np.nonzero(bad))
+            raise ValueError(f"baseline {frame.columns[j]!r} has no finite value for query "
+                             f"{frame.index[i]!r} ({float(values[i, j])})")
+        self.table = frame.astype(np.float64)
+        self.measure = measure
+        self.k = int(k)
+        self.metadata = dict(metadata or {})
+
+    # -- construction --------------------------------------------------------------------------
+
+    @classmethod
+    def from_scores(cls, scores, labels, group, query_ids, name: str, *, k: int = 10,
+                    label_gain=None, ties: str = "stable") -> BaselineStore:
+        """NDCG@k per query of the ranking given by ``scores`` (e.g. a model's predictions)."""
+        values = metrics.ndcg(labels, scores, group, k, ties=ties, label_gain=label_gain)
+        ids = _ids(query_ids)
+        if ids.size != values.size:
+            raise ValueError(f"query_ids has {ids.size} ids for {values.size} queries")
+        return cls(pd.DataFrame({name: values}, index=ids), "ndcg", k,
+                   {name: {"source": "scores", "ties": ties}})
+
+    @classmethod
+    def from_feature(cls, X, labels, group, query_ids, feature: int, name: str | None = None, *,
+                     k: int = 10, label_gain=None, ties: str = "stable") -> BaselineStore:
+        """NDCG@k per query of ranking by one feature, descending (e.g. BM25).
+
+        ``feature`` is the 1-based feature number of the LETOR/SVMlight file (LETOR 4.0 feature 25
+        and MSLR-WEB feature 110 are BM25 of the whole document); column ``feature - 1`` of X.
+        """
+        n_features = X.shape[1]
+        if isinstance(feature, bool) or not isinstance(feature, (int, np.integer)) or not (
+                1 <= feature <= n_features):
+            raise ValueError(f"feature must be a feature number from 1 to {n_features}, "
+                             f"got {feature!r}")
+        column = X[:, feature - 1]
+        column = np.asarray(column.toarray() if hasattr(column, "toarray") else column).ravel()
+        store = cls.from_scores(column, labels, group, query_ids, name or f"feature{feature}",
+                                k=k, label_gain=label_gain, ties=ties)
+        store.metadata[store.names[0]] = {"source": "feature", "feature": int(feature),
+                                          "ties": ties}
+        return store
+
+    @classmethod
+    def from_trec(cls, qrels: pd.DataFrame, runs: dict, measure: str = "ndcg@10"
+                  ) -> BaselineStore:
+        """Per-topic effectiveness of TREC runs (gdeval.pl conventions, :mod:`lgb_risk.trec`).
+
+        ``runs`` maps names to run DataFrames (:func:`lgb_risk.data.read_run`). Every run must
+        cover the same topics.
+        """
+        name, k = trec.parse_measure(measure)
+        columns = {run: trec.evaluate_run(qrels, frame, [measure])[measure]
+                   for run, frame in runs.items()}
+        table = pd.DataFrame(columns)
+        if table.isna().any().any():
+            missing = table.index[table.isna().any(axis=1)][0]
+            raise ValueError(f"topic {missing!r} is not ranked by every run; a store needs "
+                             "every baseline on every topic")
+        return cls(table, name, k, {run: {"source": "trec"} for run in runs})
+
+    @classmethod
+    def from_table(cls, frame: pd.DataFrame, measure: str = "ndcg", k: int = 10) -> BaselineStore:
+        """From a long table with columns ``query_id, system, value``."""
+        expected = {"query_id", "system", "value"}
+        if set(frame.columns) != expected:
+            raise ValueError(f"the table needs columns {sorted(expected)}, got "
+                             f"{list(frame.columns)}")
+        if frame.duplicated(["query_id", "system"]).any():
+            row = frame[frame.duplicated(["query_id", "system"])].iloc[0]
+            raise ValueError(f"system {row['system']!r} has two values for query "
+                             f"{row['query_id']!r}")
+        wide = frame.pivot(index="query_id", columns="system", values="value")
+        if wide.isna().any().any():
+            q = wide.index[wide.isna().any(axis=1)][0]
+            s = wide.columns[wide.loc[q].isna()][0]
+            raise ValueError(f"system {s!r} has no value for query {q!r}")
+        return cls(wide, measure, k)
+
+    # -- access --------------------------------------------------------------------------------
+
+    @property
+    def names(self) -> list[str]:
+        """Baseline names, in column order."""
+        return list(self.table.columns)
+
+    @property
+    def query_ids(self) -> pd.Index:
+        return self.table.index
+
+    def __repr__(self):
+        return (f"BaselineStore({self.measure}@{self.k}, baselines={self.names}, "
+                f"queries={len(self.table)})")
+
+    def require_measure(self, measure: str, k: int) -> None:
+        """Raise unless the values are ``measure@k``."""
+        if (self.measure, self.k) != (measure, int(k)):
+            raise ValueError(f"the baselines were computed with {self.measure}@{self.k}, but "
+                             f"{measure}@{k} is needed")
+
+    def align(self, query_ids, names=None) -> np.ndarray:
+        """Values for ``query_ids`` in that order: array (n_queries, n_baselines).
+
+        Raises ValueError listing the ids the store lacks.
+        """
+        ids = _ids(query_ids)
+        position = self.table.index.get_indexer(ids)
+        missing = ids[position < 0]
+        if missing.size:
+            shown = ", ".join(missing[:10])
+            raise ValueError(f"the baseline store has no value for {missing.size} of "
+                             f"{ids.size} query ids: {shown}{' ...' if missing.size > 10 else ''}")
+        columns = self.names if names is None else list(names)
+        return self.select(*columns).table.to_numpy()[position]
+
+    def select(self, *names: str) -> BaselineStore:
+        """A store with only the named baselines."""
+        unknown = [n for n in names if n not in self.table.columns]
+        if unknown or not names:
+            raise ValueError(f"unknown baseline(s) {unknown}; the store has {self.names}")
+        meta = {n: self.metadata[n] for n in names if n in self.metadata}
+        return BaselineStore(self.table[list(names)], self.measure, self.k, meta)
+
+    def merge(self, other: BaselineStore) -> BaselineStore:
+        """Both stores' baselines side by side (same measure, same query ids, distinct names)."""
+        if (self.measure, self.k) != (other.measure, other.k):
+            raise ValueError(f"cannot mix baselines computed with {self.measure}@{self.k} and "
+                             f"{other.measure}@{other.k}")
+        clash = set(self.names) & set(other.names)
+        if clash:
+            raise ValueError(f"both stores have a baseline named {sorted(clash)[0]!r}")
+        if set(self.query_ids) != set(other.query_ids):
+            diff = sorted(set(self.query_ids) ^ set(other.query_ids))[:10]
+            raise ValueError(f"the stores cover different queries, e.g. {', '.join(diff)}")
+        table = pd.concat([self.table, other.table.loc[self.table.index]], axis=1)
+        return BaselineStore(table, self.measure, self.k, {**self.metadata, **other.metadata})
+
+    # -- persistence ---------------------------------------------------------------------------
+
+    def save(self, path) -> None:
+        """Write the values (``.csv`` or ``.parquet``) and ``PATH.meta.json`` with the measure.
+
+        CSV values are written with full precision, so :meth:`load` gives back identical floats.
+        Both files are written atomically.
+        """
+        p = Path(path)
+        suffix = p.suffix.lower()
+        if suffix not in (".csv", ".parquet"):
+            raise ValueError(f"save to a .csv or .parquet file, got {p.name!r}")
+        frame = self.table.reset_index()
+        meta = {"format_version": _FORMAT_VERSION, "measure": self.measure, "k": self.k,
+                "baselines": self.names, "metadata": self.metadata}
+
+        def write_values(tmp):
+            if suffix == ".csv":
+                frame.to_csv(tmp, index=False, float_format="%.17g")
+            else:
+                frame.to_parquet(tmp, index=False)
+
+        atomic_write(p, write_values)
+        atomic_write_text(_meta_path(p), json.dumps(meta, indent=1))
+
+    @classmethod
+    def load(cls, path) -> BaselineStore:
+        """Read a store written by :meth:`save`."""
+        p = Path(path)
+        meta_path = _meta_path(p)
+        for needed in (p, meta_path):
+            if not needed.is_file():
+                raise FileNotFoundError(f"no such file: {needed} (a saved BaselineStore has "
+                                        "both the values and PATH.meta.json)")
+        meta = json.loads(meta_path.read_text())
+        if p.suffix.lower() == ".parquet":
+            frame = pd.read_parquet(p)
+        else:
+            frame = pd.read_csv(p, dtype={"query_id": str}, float_precision="round_trip")
+        if list(frame.columns) != ["query_id", *meta["baselines"]]:
+            raise ValueError(f"{p}: columns {list(frame.columns)} do not match the metadata's "
+                             f"baselines {meta['baselines']}")
+        return cls(frame.set_index("query_id"), meta["measure"], meta["k"], meta["metadata"])
+
+
+def _meta_path(path: Path) -> Path:
+    return path.with_name(path.name + ".meta.json")
+

@@ -1,0 +1,175 @@
+"""A naive pure-Python reference of SPEC §3-§4, written for the tests.
+
+Loops over queries and pairs, float64 throughout, the exact sigmoid, and the risk functions F
+written literally: a pair's multiplier is ``(F(M + ΔM) − F(M)) / ΔM``, with a one-sided
+difference quotient where ΔM = 0. Independent of lgb_risk's kernel and its φ formulation.
+"""
+
+import math
+
+from tests import naive
+
+STEP = 1e-6
+
+
+def phi(x):
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+def query_ndcg(labels, scores, k):
+    return naive.ndcg(labels, scores, k)
+
+
+def disc(p):
+    return 1.0 / math.log2(p + 2)
+
+
+def delta_m(li, lj, i, j, k, idcg_k):
+    """Signed change of NDCG@k if the documents at positions i < j swapped."""
+    if idcg_k == 0:
+        return 0.0
+    dk = lambda p: disc(p) if p < k else 0.0  # noqa: E731
+    return ((2 ** lj - 1) - (2 ** li - 1)) * (dk(i) - dk(j)) / idcg_k
+
+
+def slope(F, m, dm, misordered):
+    """(F(m + dm) − F(m)) / dm, or a one-sided quotient in the pair's direction if dm = 0."""
+    if dm == 0.0:
+        dm = STEP if misordered else -STEP
+    return (F(m + dm) - F(m)) / dm
+
+
+def lambdamart(labels, scores, group, multiplier=None, sigmoid=1.0, T=30, norm=True,
+               weights=None):
+    """Gradients and hessians; ``multiplier(q, i, j, li, lj)`` gives a pair's m (default 1)."""
+    grad = [0.0] * len(labels)
+    hess = [0.0] * len(labels)
+    start = 0
+    for q, n in enumerate(group):
+        idx = list(range(start, start + n))
+        start += n
+        order = sorted(idx, key=lambda d: -scores[d])  # stable
+        ideal = naive.dcg(sorted((labels[d] for d in idx), reverse=True), T)
+        if ideal == 0 or n < 2:
+            continue
+        best, worst = scores[order[0]], scores[order[-1]]
+        total = 0.0
+        g = {d: 0.0 for d in idx}
+        h = {d: 0.0 for d in idx}
+        for i in range(min(T, n - 1)):
+            for j in range(i + 1, n):
+                a, b = order[i], order[j]
+                if labels[a] == labels[b]:
+                    continue
+                hi_, lo_ = (a, b) if labels[a] > labels[b] else (b, a)
+                dndcg = (abs((2 ** labels[hi_] - 1) - (2 ** labels[lo_] - 1))
+                         * abs(disc(i) - disc(j)) / ideal)
+                if multiplier is not None:
+                    dndcg *= multiplier(q, i, j, labels[a], labels[b])
+                ds = scores[hi_] - scores[lo_]
+                if norm and best != worst:
+                    dndcg /= 0.01 + abs(ds)
+                rho = 1.0 / (1.0 + math.exp(sigmoid * ds))
+                lam = -sigmoid * rho * dndcg
+                g[hi_] += lam
+                g[lo_] -= lam
+                h[hi_] += sigmoid ** 2 * rho * (1 - rho) * dndcg
+                h[lo_] += sigmoid ** 2 * rho * (1 - rho) * dndcg
+                total += 2 * sigmoid * rho * dndcg
+        factor = math.log2(1 + total) / total if norm and total > 0 else 1.0
+        for d in idx:
+            w = 1.0 if weights is None else weights[d]
+            grad[d] = g[d] * factor * w
+            hess[d] = h[d] * factor * w
+    return grad, hess
+
+
+def split(labels, scores, group):
+    out, start = [], 0
+    for n in group:
+        out.append((labels[start:start + n], scores[start:start + n]))
+        start += n
+    return out
+
+
+def ranked_positions_labels(labels, scores):
+    order = sorted(range(len(labels)), key=lambda d: -scores[d])
+    return [labels[d] for d in order]
+
+
+def risk_context(labels, scores, group, k):
+    """Per query: M (NDCG@k of the current ranking) and IDCG@k."""
+    model, idcg = [], []
+    for y, s in split(labels, scores, group):
+        model.append(query_ndcg(y, s, k))
+        idcg.append(naive.dcg(sorted(y, reverse=True), k))
+    return model, idcg
+
+
+def crossing_multiplier(model, base, idcg, alpha_of_query, k):
+    """U-CRO / T-SARO: F(M) = M − M_b if M ≥ M_b else (1 + α_q)(M − M_b)."""
+    def multiplier(q, i, j, li, lj):
+        a = alpha_of_query[q]
+        F = lambda m: (m - base[q]) if m >= base[q] else (1 + a) * (m - base[q])  # noqa: E731
+        return slope(F, model[q], delta_m(li, lj, i, j, k, idcg[q]), lj > li)
+    return multiplier
+
+
+def saro_alphas(model, base, alpha):
+    x = [(m - b) if m >= b else (1 + alpha) * (m - b) for m, b in zip(model, base)]
+    mean = sum(x) / len(x)
+    sx = math.sqrt(sum((v - mean) ** 2 for v in x) / (len(x) - 1))
+    return [alpha * (1 - phi(v / sx)) if sx > 0 else alpha * 0.5 for v in x]
+
+
+def georisk_row(rows, alpha):
+    """GeoRisk of rows[0] within the matrix rows (systems × queries), by loops ([GEO] Eq. 7)."""
+    c = len(rows[0])
+    S = [sum(r) for r in rows]
+    T = [sum(r[j] for r in rows) for j in range(c)]
+    N = sum(S)
+    zr = 0.0
+    for j in range(c):
+        e = S[0] * T[j] / N
+        z = (rows[0][j] - e) / math.sqrt(e) if e > 0 else 0.0
+        zr += z if z >= 0 else (1 + alpha) * z
+    return math.sqrt(S[0] / c * phi(zr / c))
+
+
+def georisk_local(model, baselines, alpha):
+    """F_q(d): GeoRisk of the model row after M_q += d by [GEO]'s local update (SPEC §4)."""
+    c = len(model)
+    T = [model[j] + sum(b[j] for b in baselines) for j in range(c)]
+    S, N = sum(model), sum(T)
+    z = []
+    for j in range(c):
+        e = S * T[j] / N
+        z.append((model[j] - e) / math.sqrt(e) if e > 0 else 0.0)
+    w = lambda v: v if v >= 0 else (1 + alpha) * v  # noqa: E731
+    zr = sum(w(v) for v in z)
+
+    def after(q, d):
+        e = (S + d) * (T[q] + d) / (N + d)
+        zq = (model[q] + d - e) / math.sqrt(e) if e > 0 else 0.0
+        return math.sqrt((S + d) / c * phi((zr - w(z[q]) + w(zq)) / c))
+    return after
+
+
+def georisk_exact(model, baselines, alpha):
+    def after(q, d):
+        row = list(model)
+        row[q] += d
+        return georisk_row([row] + [list(b) for b in baselines], alpha)
+    return after
+
+
+def georisk_multiplier(model, baselines, idcg, alpha, k, exact=False):
+    after = (georisk_exact if exact else georisk_local)(model, baselines, alpha)
+    gains = [max(0.0, (after(q, STEP) - after(q, 0.0)) / STEP) for q in range(len(model))]
+    scale = sum(gains) / len(gains) or 1.0
+
+    def multiplier(q, i, j, li, lj):
+        s = slope(lambda m: after(q, m - model[q]), model[q],
+                  delta_m(li, lj, i, j, k, idcg[q]), lj > li)
+        return max(s, 0.0) / scale
+    return multiplier

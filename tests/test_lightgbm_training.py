@@ -1,0 +1,104 @@
+"""Training with lightgbm.train on the real data: native equivalence, U-CRO's effect, feval."""
+
+import json
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+
+from lgb_risk import UCRO, BaselineStore, LambdaMART, feval, metrics
+from lgb_risk.data import load_letor
+from tests.conftest import shared_file
+
+pytestmark = pytest.mark.shared_data
+
+FAITHFUL = {"num_threads": 1, "deterministic": True, "verbose": -1}
+
+
+def _train(objective, X, y, group, rounds=100, weight=None, **params):
+    train_set = lgb.Dataset(X, y, group=group, weight=weight, params={"verbose": -1})
+    return lgb.train({**FAITHFUL, **params, "objective": objective}, train_set, rounds)
+
+
+def _assert_same_models(native, ours, X_test):
+    trees_native = native.dump_model()["tree_info"]
+    trees_ours = ours.dump_model()["tree_info"]
+    assert len(trees_native) == len(trees_ours) == 100
+    for t, (a, b) in enumerate(zip(trees_native, trees_ours)):
+        assert json.dumps(a["tree_structure"]) == json.dumps(b["tree_structure"]), f"tree {t}"
+    assert np.abs(native.predict(X_test) - ours.predict(X_test)).max() <= 1e-9
+
+
+def _lightgbm_example():
+    data = {part: load_letor(shared_file(f"lightgbm_example/rank.{part}"), n_features=300)
+            for part in ("train", "test")}
+    return data["train"], data["test"]
+
+
+def _mq2008():
+    return (load_letor(shared_file("mq2008/Fold1/train.txt"), n_features=46),
+            load_letor(shared_file("mq2008/Fold1/test.txt"), n_features=46))
+
+
+@pytest.mark.parametrize("dataset", [_lightgbm_example, _mq2008])
+def test_lambdamart_builds_the_native_lambdarank_model(dataset):
+    train, test = dataset()
+    native = _train("lambdarank", train.X, train.y, train.group)
+    ours = _train(LambdaMART(), train.X, train.y, train.group)
+    _assert_same_models(native, ours, test.X)
+
+
+def test_lambdamart_native_equivalence_with_weights_and_params():
+    train, test = _mq2008()
+    weight = np.random.default_rng(0).uniform(0.5, 2.0, train.y.size)
+    params = {"sigmoid": 2.0, "lambdarank_truncation_level": 10}
+    native = _train("lambdarank", train.X, train.y, train.group, weight=weight, **params)
+    ours = _train(LambdaMART(sigmoid=2.0, lambdarank_truncation_level=10), train.X, train.y,
+                  train.group, weight=weight)
+    _assert_same_models(native, ours, test.X)
+
+
+def test_ucro_losses_against_bm25_do_not_grow_with_alpha():
+    """MQ2008 Fold 1, BM25 (feature 25) as baseline: training queries whose NDCG@10 falls
+    below BM25's after 100 rounds, for α = 0, 1, 5, 10 (measured: 16, 12, 12, 11)."""
+    train, _ = _mq2008()
+    store = BaselineStore.from_feature(train.X, train.y, train.group, train.query_ids,
+                                       feature=25, name="bm25")
+    bm25 = store.align(train.query_ids)[:, 0]
+    below = []
+    for alpha in (0, 1, 5, 10):
+        model = _train(UCRO(alpha=alpha, baseline=store, query_ids=train.query_ids), train.X,
+                       train.y, train.group, learning_rate=0.02)
+        ndcg = metrics.ndcg(train.y, model.predict(train.X), train.group, 10)
+        below.append(int(np.sum(ndcg < bm25)))
+    print("U-CRO training queries below BM25 for alpha 0, 1, 5, 10:", below)
+    assert below[0] > 0
+    assert all(later <= earlier for earlier, later in zip(below, below[1:])), below
+
+
+def test_feval_early_stopping_with_per_set_baselines():
+    train, test = _mq2008()
+    valid = load_letor(shared_file("mq2008/Fold1/vali.txt"), n_features=46)
+    sets = {}
+    for name, part in (("valid", valid), ("test", test)):
+        sets[name] = lgb.Dataset(part.X, part.y, group=part.group, params={"verbose": -1})
+        store = BaselineStore.from_feature(part.X, part.y, part.group, part.query_ids, 25)
+        sets[name + "_baseline"] = (store, part.query_ids)
+    baselines = {sets["valid"]: sets["valid_baseline"], sets["test"]: sets["test_baseline"]}
+    evals = {}
+    model = lgb.train(
+        {**FAITHFUL, "objective": LambdaMART(), "metric": "None"},
+        lgb.Dataset(train.X, train.y, group=train.group, params={"verbose": -1}),
+        num_boost_round=200, valid_sets=[sets["valid"], sets["test"]],
+        valid_names=["valid", "test"],
+        feval=[feval.ndcg_feval(10), feval.risk_feval(baselines, measure="urisk", alpha=5)],
+        callbacks=[lgb.early_stopping(10, first_metric_only=True, verbose=False),
+                   lgb.record_evaluation(evals)])
+    assert model.best_iteration < 200
+    best = model.best_iteration - 1
+    scores = model.predict(test.X, num_iteration=model.best_iteration)
+    ndcg = metrics.ndcg(test.y, scores, test.group, 10)
+    bm25 = sets["test_baseline"][0].align(test.query_ids)[:, 0]
+    assert evals["test"]["ndcg@10"][best] == pytest.approx(ndcg.mean(), abs=1e-12)
+    x = np.where(ndcg >= bm25, ndcg - bm25, 6 * (ndcg - bm25))
+    assert evals["test"]["urisk@10[a=5]"][best] == pytest.approx(x.mean(), abs=1e-12)

@@ -1,0 +1,216 @@
+"""Objectives against the naive reference of SPEC §3-§4, and their contracts."""
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+
+from lgb_risk import GeoRisk, LambdaMART, TFARO, TSARO, TStarFARO, UCRO
+from lgb_risk.objectives import _pair_multiplier
+from tests import naive_objectives as ref
+from tests.conftest import random_problem
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+def problem(seed, k=3, n_queries=25, max_docs=14, tie_levels=None):
+    """Random queries (ties, equal labels, single-document and no-relevant queries) and
+    baselines placed around the model's NDCG@k so that swaps cross them, some exactly on it.
+    An exact tie M = M_b is only placed where M is 0 or 1: elsewhere the kernel's and the
+    reference's M may differ in the last bit, and the one-sided slope at the kink with them."""
+    rng = np.random.default_rng(seed)
+    labels, scores, group = random_problem(rng, n_queries=n_queries, max_docs=max_docs,
+                                           max_label=3, tie_levels=tie_levels)
+    model, idcg = ref.risk_context(labels.tolist(), scores.tolist(), group.tolist(), k)
+    model_arr = np.array(model)
+    base = np.clip(model_arr + rng.uniform(-0.25, 0.25, n_queries), 0, 1)
+    # On the kink of F where M is exact in any summation order (0 or 1): one-sided slopes.
+    kink = (model_arr == 0.0) | (model_arr == 1.0)
+    base[kink] = model_arr[kink]
+    others = np.clip(base[:, None] + rng.uniform(-0.2, 0.2, (n_queries, 3)), 0, 1)
+    return labels, scores, group, model, idcg, base, others
+
+
+def assert_close(got, want):
+    got = np.asarray(got, dtype=np.float64)
+    want = np.asarray(want, dtype=np.float64)
+    scale = max(np.abs(want).max(), 1e-12)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6 * scale)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("ties", [None, 3])
+def test_lambdamart_matches_naive_reference(seed, ties):
+    labels, scores, group, *_ = problem(seed, tie_levels=ties)
+    for kwargs in ({}, {"lambdarank_truncation_level": 4}, {"lambdarank_norm": False},
+                   {"sigmoid": 2.0}):
+        grad, hess = LambdaMART(exact_sigmoid=True, **kwargs).gradients(scores, labels, group)
+        T = kwargs.get("lambdarank_truncation_level", 30)
+        want = ref.lambdamart(labels.tolist(), scores.tolist(), group.tolist(),
+                              sigmoid=kwargs.get("sigmoid", 1.0), T=T,
+                              norm=kwargs.get("lambdarank_norm", True))
+        assert grad.dtype == np.float32 and hess.dtype == np.float32
+        assert_close(grad, want[0])
+        assert_close(hess, want[1])
+
+
+def test_lambdamart_weights_and_faithful_sigmoid_close_to_exact():
+    labels, scores, group, *_ = problem(8)
+    weights = np.random.default_rng(1).uniform(0.5, 2.0, labels.size)
+    grad, hess = LambdaMART(exact_sigmoid=True).gradients(scores, labels, group, weights)
+    want = ref.lambdamart(labels.tolist(), scores.tolist(), group.tolist(),
+                          weights=weights.tolist())
+    assert_close(grad, want[0])
+    assert_close(hess, want[1])
+    table_grad, _ = LambdaMART().gradients(scores, labels, group, weights)
+    assert np.abs(table_grad - grad).max() < 1e-4 * np.abs(grad).max()
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("alpha", [1.0, 5.0])
+@pytest.mark.parametrize("k", [2, 3, 10])
+def test_ucro_matches_naive_reference(seed, alpha, k):
+    labels, scores, group, model, idcg, base, _ = problem(seed, k=k, tie_levels=4)
+    obj = UCRO(alpha=alpha, k=k, baseline=base, exact_sigmoid=True)
+    grad, hess = obj.gradients(scores, labels, group)
+    mult = ref.crossing_multiplier(model, base.tolist(), idcg, [alpha] * len(model), k)
+    want = ref.lambdamart(labels.tolist(), scores.tolist(), group.tolist(), mult)
+    assert_close(grad, want[0])
+    assert_close(hess, want[1])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("cls", [TSARO, TFARO])
+def test_tsaro_tfaro_match_naive_reference(seed, cls):
+    alpha, k = 5.0, 3
+    labels, scores, group, model, idcg, base, _ = problem(seed, k=k)
+    grad, hess = cls(alpha=alpha, k=k, baseline=base, exact_sigmoid=True).gradients(
+        scores, labels, group)
+    alphas = ref.saro_alphas(model, base.tolist(), alpha)
+    if cls is TSARO:
+        mult = ref.crossing_multiplier(model, base.tolist(), idcg, alphas, k)
+    else:
+        mult = lambda q, i, j, li, lj: 1 + alphas[q]  # noqa: E731
+    want = ref.lambdamart(labels.tolist(), scores.tolist(), group.tolist(), mult)
+    assert_close(grad, want[0])
+    assert_close(hess, want[1])
+
+
+def test_tstar_faro_uses_the_mean_of_the_baselines():
+    alpha, k = 5.0, 3
+    labels, scores, group, model, idcg, _, others = problem(5, k=k)
+    got = TStarFARO(alpha=alpha, k=k, baselines=others, exact_sigmoid=True).gradients(
+        scores, labels, group)
+    alphas = ref.saro_alphas(model, others.mean(axis=1).tolist(), alpha)
+    want = ref.lambdamart(labels.tolist(), scores.tolist(), group.tolist(),
+                          lambda q, i, j, li, lj: 1 + alphas[q])
+    assert_close(got[0], want[0])
+    assert_close(got[1], want[1])
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("delta", ["local", "exact"])
+def test_georisk_matches_naive_reference(seed, delta):
+    alpha, k = 2.0, 3
+    labels, scores, group, model, idcg, _, others = problem(seed, k=k)
+    got = GeoRisk(alpha=alpha, k=k, baselines=others, delta=delta, exact_sigmoid=True
+                  ).gradients(scores, labels, group)
+    mult = ref.georisk_multiplier(model, others.T.tolist(), idcg, alpha, k,
+                                  exact=delta == "exact")
+    want = ref.lambdamart(labels.tolist(), scores.tolist(), group.tolist(), mult)
+    assert_close(got[0], want[0])
+    assert_close(got[1], want[1])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_alpha_zero_reproduces_lambdamart_exactly(seed):
+    labels, scores, group, _, _, base, others = problem(seed, k=3, tie_levels=5)
+    plain = LambdaMART().gradients(scores, labels, group)
+    for obj in (UCRO(alpha=0, k=3, baseline=base), TSARO(alpha=0, k=3, baseline=base),
+                TFARO(alpha=0, k=3, baseline=base), TStarFARO(alpha=0, k=3, baselines=others)):
+        grad, hess = obj.gradients(scores, labels, group)
+        assert np.array_equal(grad, plain[0]) and np.array_equal(hess, plain[1]), obj
+
+
+def test_georisk_local_multipliers_correlate_with_exact():
+    """Multipliers of every pair of random queries, local update against exact recomputation."""
+    from lgb_risk._ranking import rank_by_score
+    from lgb_risk.objectives import _GEORISK, _georisk_after
+
+    rng = np.random.default_rng(0)
+    k = 10
+    labels, scores, group, model, idcg, *_ = problem(1, k=k, n_queries=100, max_docs=40)
+    others = np.clip(np.array(model)[:, None] + rng.normal(0, 0.2, (100, 4)), 0, 1)
+    pairs = []
+    start = 0
+    for q, n in enumerate(group):
+        ranked = ref.ranked_positions_labels(labels[start:start + n].tolist(),
+                                             scores[start:start + n].tolist())
+        start += n
+        pairs += [(q, ref.delta_m(ranked[i], ranked[j], i, j, k, idcg[q]), ranked[j] > ranked[i])
+                  for i in range(min(30, n - 1)) for j in range(i + 1, n)
+                  if ranked[i] != ranked[j]]
+    values = {}
+    for delta in ("local", "exact"):
+        obj = GeoRisk(alpha=5, k=k, baselines=others, delta=delta)
+        obj.gradients(scores, labels, group)
+        setup = obj._setup_cache
+        state = obj._risk_state(scores, rank_by_score(scores, setup.labels, setup.offsets), setup)
+        alpha_q, model_q, base, totals, weighted_z, glob, exact = state
+        values[delta] = [
+            _pair_multiplier(_GEORISK, q, d, mis, alpha_q, model_q, base, totals, weighted_z, glob,
+                             _georisk_after(0.0, q, model_q, totals, weighted_z, glob, exact),
+                             exact)
+            for q, d, mis in pairs]
+    assert len(pairs) > 5000
+    r = np.corrcoef(values["local"], values["exact"])[0, 1]
+    print(f"GeoRisk local vs exact multipliers: r = {r:.6f} over {len(pairs)} pairs")
+    assert r >= 0.999, r
+
+
+def _dataset(labels, group, **kwargs):
+    X = np.random.default_rng(0).normal(size=(len(labels), 3))
+    return lgb.Dataset(X, labels, group=group, **kwargs).construct()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda d, n: UCRO(alpha=1, baseline=np.zeros(n + 1))(np.zeros(d), _ds()),
+     "cover 21 queries but the training set has 20"),
+    (lambda d, n: UCRO(alpha=-1, baseline=np.zeros(n))(np.zeros(d), _ds()), "alpha must be"),
+    (lambda d, n: UCRO(alpha=1)(np.zeros(d), _ds()), "needs baseline="),
+    (lambda d, n: UCRO(alpha=1, baselines=np.zeros((n, 2)))(np.zeros(d), _ds()),
+     "takes baseline=, not baselines="),
+    (lambda d, n: GeoRisk(alpha=1, baselines=np.zeros(n), delta="fast")(np.zeros(d), _ds()),
+     "delta must be one of"),
+    (lambda d, n: UCRO(alpha=1, baseline=np.full(n, np.nan))(np.zeros(d), _ds()),
+     "query index 0 is nan"),
+    (lambda d, n: LambdaMART()(np.full(d, np.nan), _ds()), "prediction 0 is nan"),
+    (lambda d, n: LambdaMART(label_gain=[0, 1])(np.zeros(d), _ds()), "no entry in label_gain"),
+    (lambda d, n: LambdaMART()(np.zeros(d), lgb.Dataset(np.zeros((d, 2)), np.zeros(d))
+                               .construct()), "needs query groups"),
+    (lambda d, n: LambdaMART()(np.zeros(d), np.zeros(d)), "sklearn_objective"),
+])
+def test_bad_input_is_a_clear_error_at_the_first_call(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call(DOCS, QUERIES)
+
+
+RNG = np.random.default_rng(3)
+GROUP = RNG.integers(1, 6, 20)
+QUERIES, DOCS = GROUP.size, int(GROUP.sum())
+LABELS = RNG.integers(0, 3, DOCS)
+
+
+def _ds():
+    return _dataset(LABELS, GROUP, params={"verbose": -1})
+
+
+def test_usable_with_lgbm_ranker():
+    X = np.random.default_rng(0).normal(size=(DOCS, 3))
+    base = np.full(QUERIES, 0.5)
+    ranker = lgb.LGBMRanker(objective=UCRO(alpha=2, baseline=base).sklearn_objective,
+                            n_estimators=5, verbose=-1)
+    ranker.fit(X, LABELS, group=GROUP)
+    native = lgb.LGBMRanker(objective=LambdaMART().sklearn_objective, n_estimators=5,
+                            verbose=-1, deterministic=True, num_threads=1)
+    native.fit(X, LABELS, group=GROUP)
+    assert ranker.predict(X).shape == (DOCS,) and np.isfinite(native.predict(X)).all()
