@@ -7,7 +7,7 @@ Modules: :mod:`lgb_risk.metrics` (per-query effectiveness), :mod:`lgb_risk.risk`
 
 from lgb_risk import baselines, data, feval, metrics, risk, trec
 from lgb_risk.baselines import BaselineStore
-from lgb_risk.objectives import GeoRisk, LambdaMART, TFARO, TSARO, TStarFARO, UCRO
+from lgb_risk.objectives import TFARO, TSARO, UCRO, GeoRisk, LambdaMART, TStarFARO
 
 __all__ = [
     "LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "BaselineStore",

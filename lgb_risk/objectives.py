@@ -350,8 +350,8 @@ class LambdaMART:
                              f"{setup.labels.size} documents")
         bad = np.flatnonzero(~np.isfinite(scores))
         if bad.size:
-            raise ValueError(f"prediction {int(bad[0])} is {float(scores[bad[0]])}: predictions must "
-                             "be finite (a diverging model? lower the learning rate)")
+            raise ValueError(f"prediction {int(bad[0])} is {float(scores[bad[0]])}: predictions "
+                             "must be finite (a diverging model? lower the learning rate)")
         order = rank_by_score(scores, setup.labels, setup.offsets)
         state = self._risk_state(scores, order, setup)
         table, low, high, factor = _sigmoid_table(float(self.sigmoid))

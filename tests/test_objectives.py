@@ -4,7 +4,7 @@ import lightgbm as lgb
 import numpy as np
 import pytest
 
-from lgb_risk import GeoRisk, LambdaMART, TFARO, TSARO, TStarFARO, UCRO
+from lgb_risk import TFARO, TSARO, UCRO, GeoRisk, LambdaMART, TStarFARO
 from lgb_risk.objectives import _pair_multiplier
 from tests import naive_objectives as ref
 from tests.conftest import random_problem
