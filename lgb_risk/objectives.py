@@ -153,98 +153,118 @@ def _pair_multiplier(mode, q, delta_m, misordered, alpha_q, model, base, totals,
 # ----------------------------------------------------------------------------------------------
 # The pair kernel.
 
+@nb.njit(cache=True)
+def _query_lambdas(q, lab, sco, grad, hess, gain_table, discounts, inv, sigmoid, truncation,
+                   norm, table, low, high, factor, exact_sigmoid, mode, k, inv_idcg_k, alpha_q,
+                   model, base, totals, weighted_z, glob, exact_geo):
+    """One query's λ and hessians, by rank position: ``lab``/``sco`` are its labels and scores
+    in ranked order, ``grad``/``hess`` (float32, zeroed) receive the sums in LightGBM's order."""
+    cnt = lab.size
+    use_norm = norm and sco[0] != sco[cnt - 1]
+    geo_q = 0.0
+    if mode == _GEORISK:
+        geo_q = _georisk_after(0.0, q, model, totals, weighted_z, glob, exact_geo)
+    # Multipliers of pairs whose lower document sits at or beyond k depend only on the upper
+    # position and the lower label (ΔM = (g_j - g_i) D_k(i) / IDCG@k): cached per i.
+    by_label = np.empty(gain_table.size)
+    beyond_k = np.full(2, np.nan)
+    sum_lambdas = 0.0
+    for i in range(min(cnt - 1, truncation)):
+        label_i = lab[i]
+        if mode != _NONE and i < k:
+            by_label[:] = np.nan
+        for j in range(i + 1, cnt):
+            label_j = lab[j]
+            if label_i == label_j:
+                continue
+            if label_i > label_j:
+                hi, lo = i, j
+            else:
+                hi, lo = j, i
+            delta_score = sco[hi] - sco[lo]
+            delta = ((gain_table[lab[hi]] - gain_table[lab[lo]])
+                     * abs(discounts[hi] - discounts[lo]) * inv)
+            if mode != _NONE:
+                misordered = label_j > label_i
+                if j >= k and i >= k:
+                    slot = 1 if misordered else 0
+                    if np.isnan(beyond_k[slot]):
+                        beyond_k[slot] = _pair_multiplier(
+                            mode, q, 0.0, misordered, alpha_q, model, base, totals, weighted_z,
+                            glob, geo_q, exact_geo)
+                    mult = beyond_k[slot]
+                elif j >= k:
+                    if np.isnan(by_label[label_j]):
+                        delta_m = ((gain_table[label_j] - gain_table[label_i]) * discounts[i]
+                                   * inv_idcg_k[q])
+                        by_label[label_j] = _pair_multiplier(
+                            mode, q, delta_m, misordered, alpha_q, model, base, totals,
+                            weighted_z, glob, geo_q, exact_geo)
+                    mult = by_label[label_j]
+                else:
+                    delta_m = ((gain_table[label_j] - gain_table[label_i])
+                               * (discounts[i] - discounts[j]) * inv_idcg_k[q])
+                    mult = _pair_multiplier(mode, q, delta_m, misordered, alpha_q, model, base,
+                                            totals, weighted_z, glob, geo_q, exact_geo)
+                delta = delta * mult
+            if use_norm:
+                delta /= _SCORE_EPS + abs(delta_score)
+            if exact_sigmoid:
+                rho = 1.0 / (1.0 + math.exp(sigmoid * delta_score))
+            elif delta_score <= low:
+                rho = table[0]
+            elif delta_score >= high:
+                rho = table[table.size - 1]
+            else:
+                rho = table[int((delta_score - low) * factor)]
+            p_lambda = rho * (-sigmoid * delta)
+            p_hessian = rho * (1.0 - rho) * (sigmoid * sigmoid * delta)
+            grad[lo] -= np.float32(p_lambda)
+            hess[lo] += np.float32(p_hessian)
+            grad[hi] += np.float32(p_lambda)
+            hess[hi] += np.float32(p_hessian)
+            sum_lambdas -= 2.0 * p_lambda
+    if norm and sum_lambdas > 0.0:
+        norm_factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
+        for p in range(cnt):
+            grad[p] = np.float32(grad[p] * norm_factor)
+            hess[p] = np.float32(hess[p] * norm_factor)
+
+
 @nb.njit(parallel=True, cache=True)
 def _lambdarank_kernel(scores, labels, gain_table, discounts, order, offsets, inv_max_dcg,
                        weights, use_weights, sigmoid, truncation, norm, table, low, high, factor,
                        exact_sigmoid, mode, k, inv_idcg_k, alpha_q, model, base, totals,
                        weighted_z, glob, exact_geo):
     """LambdaMART gradients and hessians (float32) of every document, SPEC §3, with the risk
-    multiplier of ``mode`` applied to each pair's ΔNDCG before the score-distance division."""
+    multiplier of ``mode`` applied to each pair's ΔNDCG before the score-distance division.
+
+    Parallel over queries; within a query the pair loop and its float32 accumulation follow
+    LightGBM's order exactly.
+    """
     grad = np.zeros(scores.size, np.float32)
     hess = np.zeros(scores.size, np.float32)
-    n_labels = gain_table.size
     for q in nb.prange(offsets.size - 1):
         start = offsets[q]
         cnt = offsets[q + 1] - start
-        inv = inv_max_dcg[q]
-        if cnt < 2 or inv == 0.0:
+        if cnt < 2 or inv_max_dcg[q] == 0.0:
             continue  # LightGBM's loop adds only zeros here
-        best = scores[order[start]]
-        worst = scores[order[start + cnt - 1]]
-        geo_q = 0.0
-        if mode == _GEORISK:
-            geo_q = _georisk_after(0.0, q, model, totals, weighted_z, glob, exact_geo)
-        # Multipliers of pairs whose lower document sits at or beyond k depend only on the
-        # upper position and the lower label (ΔM = (g_j - g_i) D_k(i) / IDCG@k): cache them.
-        by_label = np.empty(n_labels)
-        beyond_k = np.full(2, np.nan)
-        sum_lambdas = 0.0
-        for i in range(min(cnt - 1, truncation)):
-            doc_i = order[start + i]
-            label_i = labels[doc_i]
-            by_label[:] = np.nan
-            for j in range(i + 1, cnt):
-                doc_j = order[start + j]
-                label_j = labels[doc_j]
-                if label_i == label_j:
-                    continue
-                if label_i > label_j:
-                    high_doc, low_doc, high_pos, low_pos = doc_i, doc_j, i, j
-                else:
-                    high_doc, low_doc, high_pos, low_pos = doc_j, doc_i, j, i
-                delta_score = scores[high_doc] - scores[low_doc]
-                dcg_gap = gain_table[labels[high_doc]] - gain_table[labels[low_doc]]
-                paired_discount = abs(discounts[high_pos] - discounts[low_pos])
-                delta = dcg_gap * paired_discount * inv
-                if mode != _NONE:
-                    misordered = label_j > label_i
-                    if j >= k and i >= k:
-                        slot = 1 if misordered else 0
-                        if np.isnan(beyond_k[slot]):
-                            beyond_k[slot] = _pair_multiplier(
-                                mode, q, 0.0, misordered, alpha_q, model, base, totals,
-                                weighted_z, glob, geo_q, exact_geo)
-                        mult = beyond_k[slot]
-                    elif j >= k:
-                        if np.isnan(by_label[label_j]):
-                            delta_m = ((gain_table[label_j] - gain_table[label_i])
-                                       * discounts[i] * inv_idcg_k[q])
-                            by_label[label_j] = _pair_multiplier(
-                                mode, q, delta_m, misordered, alpha_q, model, base, totals,
-                                weighted_z, glob, geo_q, exact_geo)
-                        mult = by_label[label_j]
-                    else:
-                        delta_m = ((gain_table[label_j] - gain_table[label_i])
-                                   * (discounts[i] - discounts[j]) * inv_idcg_k[q])
-                        mult = _pair_multiplier(mode, q, delta_m, misordered, alpha_q, model,
-                                                base, totals, weighted_z, glob, geo_q, exact_geo)
-                    delta = delta * mult
-                if norm and best != worst:
-                    delta /= _SCORE_EPS + abs(delta_score)
-                if exact_sigmoid:
-                    rho = 1.0 / (1.0 + math.exp(sigmoid * delta_score))
-                elif delta_score <= low:
-                    rho = table[0]
-                elif delta_score >= high:
-                    rho = table[table.size - 1]
-                else:
-                    rho = table[int((delta_score - low) * factor)]
-                p_lambda = rho * (-sigmoid * delta)
-                p_hessian = rho * (1.0 - rho) * (sigmoid * sigmoid * delta)
-                grad[low_doc] -= np.float32(p_lambda)
-                hess[low_doc] += np.float32(p_hessian)
-                grad[high_doc] += np.float32(p_lambda)
-                hess[high_doc] += np.float32(p_hessian)
-                sum_lambdas -= 2.0 * p_lambda
-        if norm and sum_lambdas > 0.0:
-            norm_factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
-            for p in range(start, start + cnt):
-                grad[p] = np.float32(grad[p] * norm_factor)
-                hess[p] = np.float32(hess[p] * norm_factor)
-        if use_weights:
-            for p in range(start, start + cnt):
-                grad[p] = grad[p] * weights[p]
-                hess[p] = hess[p] * weights[p]
+        docs = order[start:start + cnt]
+        lab = labels[docs]
+        sco = scores[docs]
+        g = np.zeros(cnt, np.float32)
+        h = np.zeros(cnt, np.float32)
+        _query_lambdas(q, lab, sco, g, h, gain_table, discounts, inv_max_dcg[q], sigmoid,
+                       truncation, norm, table, low, high, factor, exact_sigmoid, mode, k,
+                       inv_idcg_k, alpha_q, model, base, totals, weighted_z, glob, exact_geo)
+        for p in range(cnt):
+            d = docs[p]
+            if use_weights:
+                grad[d] = g[p] * weights[d]
+                hess[d] = h[p] * weights[d]
+            else:
+                grad[d] = g[p]
+                hess[d] = h[p]
     return grad, hess
 
 
