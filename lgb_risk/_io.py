@@ -27,3 +27,18 @@ def atomic_write(target, write) -> None:
 def atomic_write_text(target, text: str) -> None:
     """Write ``text`` (UTF-8) to ``target`` atomically."""
     atomic_write(target, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def read_exact_csv(path, id_column: str):
+    """Read a CSV of floats written with ``%.17g`` back to the very same doubles.
+
+    Values are parsed by Python's correctly rounded float conversion (pandas' own fast parser
+    is not guaranteed to round-trip on every version); ``id_column`` stays a string.
+    """
+    import pandas as pd
+
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    for column in frame.columns:
+        if column != id_column:
+            frame[column] = frame[column].map(float)
+    return frame

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from lgb_risk import metrics, trec
-from lgb_risk._io import atomic_write, atomic_write_text
+from lgb_risk._io import atomic_write, atomic_write_text, read_exact_csv
 
 __all__ = ["BaselineStore"]
 
@@ -136,13 +136,13 @@ class BaselineStore:
                              f"{list(frame.columns)}")
         if frame.duplicated(["query_id", "system"]).any():
             row = frame[frame.duplicated(["query_id", "system"])].iloc[0]
-            raise ValueError(f"system {row['system']!r} has two values for query "
-                             f"{row['query_id']!r}")
+            raise ValueError(f"system {str(row['system'])!r} has two values for query "
+                             f"{str(row['query_id'])!r}")
         wide = frame.pivot(index="query_id", columns="system", values="value")
         if wide.isna().any().any():
             q = wide.index[wide.isna().any(axis=1)][0]
             s = wide.columns[wide.loc[q].isna()][0]
-            raise ValueError(f"system {s!r} has no value for query {q!r}")
+            raise ValueError(f"system {str(s)!r} has no value for query {str(q)!r}")
         return cls(wide, measure, k)
 
     # -- access --------------------------------------------------------------------------------
@@ -241,7 +241,7 @@ class BaselineStore:
         if p.suffix.lower() == ".parquet":
             frame = pd.read_parquet(p)
         else:
-            frame = pd.read_csv(p, dtype={"query_id": str}, float_precision="round_trip")
+            frame = read_exact_csv(p, "query_id")
         if list(frame.columns) != ["query_id", *meta["baselines"]]:
             raise ValueError(f"{p}: columns {list(frame.columns)} do not match the metadata's "
                              f"baselines {meta['baselines']}")

@@ -3,7 +3,10 @@
 ``lgb-risk evaluate QRELS RUN [RUN ...]``  TREC runs against qrels, gdeval.pl conventions, with
                                           risk measures across the runs.
 ``lgb-risk risk SCORES.csv``              risk measures from a per-topic table.
-``lgb-risk demo``                         evaluate a small synthetic collection it writes itself.
+``lgb-risk run [CONFIG]``                  run (or resume) an experiment: split, baselines,
+                                          learners x alpha x folds, report.
+``lgb-risk split CONFIG`` / ``baselines``  run an experiment's first stages only.
+``lgb-risk demo``                         evaluate a small synthetic TREC collection.
 
 Run ``lgb-risk COMMAND --help`` for the options.
 """
@@ -37,6 +40,16 @@ def _nonnegative_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"alpha must be a number >= 0, got {text!r}") from None
     if not np.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"alpha must be a finite number >= 0, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
     return value
 
 
@@ -160,6 +173,27 @@ def _cmd_demo(args) -> None:
     write_output(table, "table", None, decimals=4)
 
 
+def _experiment_config(args):
+    from lgb_risk.config import load_config
+
+    config = load_config(args.config)
+    if args.data is not None:
+        config["data"]["source"] = "letor"
+        config["data"]["path"] = str(Path(args.data).resolve())
+    return config
+
+
+def _cmd_run(args, stop_after=None) -> None:
+    from lgb_risk.experiment import run_experiment
+
+    config = _experiment_config(args)
+    out = Path(args.out) if args.out else Path("runs") / config["name"]
+    result = run_experiment(config, out, jobs=getattr(args, "jobs", 1), stop_after=stop_after)
+    print(f"wrote {result}")
+    if stop_after is None:
+        print(result.read_text())
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lgb-risk", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -198,6 +232,22 @@ def build_parser() -> argparse.ArgumentParser:
     rk.add_argument("--format", choices=FORMATS, default="table")
     rk.add_argument("-o", "--output", help="write to this file instead of standard output")
     rk.set_defaults(func=_cmd_risk)
+
+    for name, stage, text in (
+            ("run", None, "run or resume an experiment (the papers' protocol), write its report"),
+            ("split", "split", "write an experiment's query split only"),
+            ("baselines", "baselines", "write an experiment's split and baselines only")):
+        cmd = sub.add_parser(name, help=text, description=text + ". A finished stage or unit of "
+                             "work is never redone: re-running resumes.")
+        cmd.add_argument("config", nargs="?" if name == "run" else None,
+                         help="TOML configuration (run: default is the built-in demo)")
+        cmd.add_argument("--data", help="data path overriding the configuration's (a folder of "
+                         "Fold*/ or a LETOR file)")
+        cmd.add_argument("--out", help="output folder (default: runs/NAME)")
+        if name == "run":
+            cmd.add_argument("--jobs", type=_positive_int, default=1,
+                             help="units of work trained in parallel processes (default 1)")
+        cmd.set_defaults(func=lambda args, stage=stage: _cmd_run(args, stage))
 
     dm = sub.add_parser("demo", help="write a small synthetic TREC collection and evaluate it")
     dm.add_argument("--out", help="folder for the collection (default: a new temporary folder)")

@@ -94,7 +94,8 @@ def main():
         np.save(data_dir / "X.npy", X)
         np.save(data_dir / "y.npy", labels)
         np.save(data_dir / "group.npy", group)
-        print(f"data: {group.size} queries, {labels.size} documents (mean {labels.size / group.size:.0f}, "
+        mean_docs = labels.size / group.size
+        print(f"data: {group.size} queries, {labels.size} documents (mean {mean_docs:.0f}, "
               f"max {group.max()}), 136 features; {args.rounds} rounds, 2 threads")
         del X
         run_worker("LambdaMART", data_dir, 1)  # compile the numba kernels into the cache

@@ -8,6 +8,7 @@ difference quotient where ΔM = 0. Independent of lgb_risk's kernel and its φ f
 import math
 
 from tests import naive
+from tests.conftest import split_queries
 
 STEP = 1e-6
 
@@ -84,14 +85,6 @@ def lambdamart(labels, scores, group, multiplier=None, sigmoid=1.0, T=30, norm=T
     return grad, hess
 
 
-def split(labels, scores, group):
-    out, start = [], 0
-    for n in group:
-        out.append((labels[start:start + n], scores[start:start + n]))
-        start += n
-    return out
-
-
 def ranked_positions_labels(labels, scores):
     order = sorted(range(len(labels)), key=lambda d: -scores[d])
     return [labels[d] for d in order]
@@ -100,7 +93,7 @@ def ranked_positions_labels(labels, scores):
 def risk_context(labels, scores, group, k):
     """Per query: M (NDCG@k of the current ranking) and IDCG@k."""
     model, idcg = [], []
-    for y, s in split(labels, scores, group):
+    for y, s in split_queries(labels, scores, group):
         model.append(query_ndcg(y, s, k))
         idcg.append(naive.dcg(sorted(y, reverse=True), k))
     return model, idcg

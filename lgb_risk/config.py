@@ -1,0 +1,200 @@
+"""Experiment configuration: TOML files under ``experiments/``, validated before any training.
+
+A configuration has these tables (every key optional unless marked; defaults in ``DEFAULTS``)::
+
+    name = "mq2008"                       # names the output folder
+
+    [data]
+    source = "letor"                      # "letor" (files) or "synthetic" (built in)
+    path = "../../shared/data/mq2008"     # letor: a folder of Fold*/ (Fold1's train, vali and
+                                          # test pooled: every query) or one LETOR file;
+                                          # relative to this file's folder
+    n_features = 46                       # letor: number of feature columns
+    queries = 300                         # synthetic: size and shape
+    mean_docs = 40
+    features = 20
+    seed = 0
+
+    [evaluation]
+    k = 10                                # NDCG@k: risk state, early stopping and report
+
+    [split]                               # SPEC §6
+    seed = 2016
+    heldout = 0.2                         # fraction held out to train the learned baselines
+    folds = 5
+
+    [baselines]
+    feature = 25                          # 1-based feature number of the feature baseline (BM25)
+    feature_name = "bm25"
+    learned = ["lambdamart", "gbrt", "coordinate_ascent", "ridge"]
+
+    [learners]                            # learner = list of α values
+    LambdaMART = [0]
+    UCRO = [1, 5]
+
+    [training]
+    rounds = 500
+    early_stopping = 20                   # rounds without validation NDCG@k gain
+    num_threads = 1                       # LightGBM threads per unit of work
+
+    [lightgbm]                            # passed to lightgbm.train as they are
+    learning_rate = 0.1
+
+    [report]
+    alpha = 5                             # α of the risk columns of the report
+    learner = "GeoRisk"                   # learner of the per-query TR/TJ figure (highest α)
+
+A wrong or unknown key is refused with its name and the allowed keys or values.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+LEARNERS = ("LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk")
+LEARNED_BASELINES = ("lambdamart", "gbrt", "coordinate_ascent", "ridge")
+
+DEFAULTS = {
+    "name": "experiment",
+    "data": {"source": "synthetic", "path": None, "n_features": None, "queries": 300,
+             "mean_docs": 40.0, "features": 20, "seed": 0},
+    "evaluation": {"k": 10},
+    "split": {"seed": 2016, "heldout": 0.2, "folds": 5},
+    "baselines": {"feature": 1, "feature_name": "bm25", "learned": list(LEARNED_BASELINES)},
+    "learners": {"LambdaMART": [0.0]},
+    "training": {"rounds": 500, "early_stopping": 20, "num_threads": 1},
+    "lightgbm": {},
+    "report": {"alpha": 5.0, "learner": None},
+}
+
+
+def _fail(where: str, message: str):
+    raise ValueError(f"configuration: {where}: {message}")
+
+
+def _number(value, where, *, minimum=None, integer=False, maximum=None, strict_min=False):
+    ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
+    if isinstance(value, bool) or not ok_type:
+        _fail(where, f"expected {'a whole number' if integer else 'a number'}, got {value!r}")
+    if minimum is not None and (value <= minimum if strict_min else value < minimum):
+        _fail(where, f"expected a value {'>' if strict_min else '>='} {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        _fail(where, f"expected a value <= {maximum}, got {value!r}")
+    return value
+
+
+def validate(raw: dict) -> dict:
+    """Merge ``raw`` over the defaults and check every key and value; return the result."""
+    config = copy.deepcopy(DEFAULTS)
+    for key, value in raw.items():
+        if key not in DEFAULTS:
+            _fail(key, f"unknown key; allowed: {', '.join(DEFAULTS)}")
+        if key == "name":
+            if not isinstance(value, str) or not value or "/" in value:
+                _fail("name", f"expected a folder-safe name, got {value!r}")
+            config["name"] = value
+            continue
+        if not isinstance(value, dict):
+            _fail(key, f"expected a table [{key}], got {value!r}")
+        if key in ("lightgbm", "learners"):
+            config[key] = dict(value)
+            continue
+        for sub, v in value.items():
+            if sub not in DEFAULTS[key]:
+                _fail(f"{key}.{sub}", f"unknown key; allowed: {', '.join(DEFAULTS[key])}")
+            config[key][sub] = v
+
+    data = config["data"]
+    if data["source"] not in ("letor", "synthetic"):
+        _fail("data.source", f"expected 'letor' or 'synthetic', got {data['source']!r}")
+    if data["source"] == "letor":
+        if not isinstance(data["path"], str):
+            _fail("data.path", "a letor source needs a path (a folder of Fold*/ or a file)")
+        if data["n_features"] is not None:
+            _number(data["n_features"], "data.n_features", minimum=1, integer=True)
+    else:
+        _number(data["queries"], "data.queries", minimum=1, integer=True)
+        _number(data["mean_docs"], "data.mean_docs", minimum=2)
+        _number(data["features"], "data.features", minimum=2, integer=True)
+    _number(data["seed"], "data.seed", minimum=0, integer=True)
+    _number(config["evaluation"]["k"], "evaluation.k", minimum=1, integer=True)
+    split = config["split"]
+    _number(split["seed"], "split.seed", minimum=0, integer=True)
+    _number(split["heldout"], "split.heldout", minimum=0, maximum=0.9, strict_min=True)
+    _number(split["folds"], "split.folds", minimum=3, integer=True)
+
+    base = config["baselines"]
+    _number(base["feature"], "baselines.feature", minimum=1, integer=True)
+    if not isinstance(base["feature_name"], str) or not base["feature_name"]:
+        _fail("baselines.feature_name", f"expected a name, got {base['feature_name']!r}")
+    learned = base["learned"]
+    if not isinstance(learned, list) or len(set(learned)) != len(learned):
+        _fail("baselines.learned", f"expected a list of distinct names from "
+                                   f"{', '.join(LEARNED_BASELINES)}, got {learned!r}")
+    for name in learned:
+        if name not in LEARNED_BASELINES:
+            _fail("baselines.learned", f"unknown learned baseline {name!r}; allowed: "
+                                       f"{', '.join(LEARNED_BASELINES)}")
+
+    learners = config["learners"]
+    if not learners:
+        _fail("learners", f"name at least one learner from {', '.join(LEARNERS)}")
+    for name, alphas in learners.items():
+        if name not in LEARNERS:
+            _fail(f"learners.{name}", f"unknown learner; allowed: {', '.join(LEARNERS)}")
+        if not isinstance(alphas, list) or not alphas:
+            _fail(f"learners.{name}", f"expected a non-empty list of α values, got {alphas!r}")
+        for a in alphas:
+            _number(a, f"learners.{name}", minimum=0)
+        if len(set(alphas)) != len(alphas):
+            _fail(f"learners.{name}", f"α values repeat: {alphas!r}")
+        learners[name] = [float(a) for a in alphas]
+    if "LambdaMART" not in learners:
+        _fail("learners", "LambdaMART is needed: the report tests every learner against it")
+    needs_learned = {"TStarFARO", "GeoRisk"} & set(learners)
+    if needs_learned and not learned:
+        _fail("baselines.learned", f"{', '.join(sorted(needs_learned))} need learned baselines")
+
+    train = config["training"]
+    _number(train["rounds"], "training.rounds", minimum=1, integer=True)
+    _number(train["early_stopping"], "training.early_stopping", minimum=1, integer=True)
+    _number(train["num_threads"], "training.num_threads", minimum=1, integer=True)
+    for reserved in ("objective", "metric", "num_threads", "deterministic", "verbose"):
+        if reserved in config["lightgbm"]:
+            _fail(f"lightgbm.{reserved}", "set by the runner; not allowed here")
+    report = config["report"]
+    _number(report["alpha"], "report.alpha", minimum=0)
+    if report["learner"] is not None and report["learner"] not in learners:
+        _fail("report.learner", f"expected one of the configured learners "
+                                f"({', '.join(learners)}), got {report['learner']!r}")
+    return config
+
+
+def load_config(path=None) -> dict:
+    """Read and validate a TOML configuration; None gives the built-in demo configuration.
+
+    ``data.path`` is resolved relative to the configuration file's folder.
+    """
+    if path is None:
+        from importlib import resources
+
+        text = resources.files("lgb_risk").joinpath("resources/demo.toml").read_text()
+        return validate(tomllib.loads(text))
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no such configuration file: {p}")
+    try:
+        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"configuration {p}: not valid TOML: {exc}") from None
+    config = validate(raw)
+    if config["data"]["path"] is not None:
+        config["data"]["path"] = str((p.parent / config["data"]["path"]).resolve())
+    return config

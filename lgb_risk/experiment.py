@@ -1,0 +1,389 @@
+"""The papers' experimental protocol, resumable and parallel ([GEO] §6.1; SPEC.md §6).
+
+Stages, each written to the output folder as it completes:
+
+1. ``split.json`` — queries split once, seeded: a held-out fraction (two thirds train, one third
+   validation) for the learned baselines, the rest in ``folds`` parts; fold f tests on part f,
+   validates on part f+1 and trains on the others, so the test parts cover every main query once.
+2. ``baselines/feature.csv`` and ``baselines/learned.csv`` (with ``.meta.json``) — per-query NDCG@k
+   on the main queries of the feature baseline (BM25) and of the learned baselines (LambdaMART,
+   GBRT, a coordinate-ascent linear ranker, ridge regression), trained on the held-out part.
+3. ``units/FOLD__LEARNER__aALPHA.csv`` — one unit of work per (fold, learner, α): trained with early
+   stopping on the fold's validation NDCG@k, per-query test NDCG@k written atomically.
+
+Running the same command again skips every stage and unit whose file exists, so a run killed at any
+moment resumes with nothing lost or doubled. Training is deterministic (``deterministic=True``, a
+fixed number of threads per unit, seeded splits), so results do not depend on ``--jobs``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+
+import lightgbm as lgb
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from lgb_risk import feval, metrics, objectives, synthetic
+from lgb_risk._io import atomic_write_text
+from lgb_risk.baselines import BaselineStore
+from lgb_risk.data import LetorData, load_letor
+
+__all__ = ["load_dataset", "make_split", "run_experiment", "Unit"]
+
+SINGLE_BASELINE = ("UCRO", "TSARO", "TFARO")
+MULTI_BASELINE = ("TStarFARO", "GeoRisk")
+
+
+# ----------------------------------------------------------------------------------------------
+# Data and split
+
+def load_dataset(config) -> LetorData:
+    """The configured dataset: a folder of ``Fold*/`` (Fold1's files pooled), a file or
+    synthetic data."""
+    data = config["data"]
+    if data["source"] == "synthetic":
+        return synthetic.make_letor(data["queries"], data["mean_docs"], data["features"],
+                                    bm25_feature=min(config["baselines"]["feature"],
+                                                     data["features"]), seed=data["seed"])
+    path = Path(data["path"])
+    if path.is_dir():
+        fold = path / "Fold1"
+        files = [fold / f"{part}.txt" for part in ("train", "vali", "test")]
+        missing = [str(f) for f in files if not f.is_file()]
+        if missing:
+            raise FileNotFoundError(f"data folder {path} lacks {', '.join(missing)} (expected "
+                                    "Fold1/train.txt, vali.txt and test.txt)")
+    elif path.is_file():
+        files = [path]
+    else:
+        raise FileNotFoundError(f"data path {path} does not exist")
+    parts = [load_letor(f, n_features=data["n_features"]) for f in files]
+    query_ids = np.concatenate([p.query_ids for p in parts])
+    if np.unique(query_ids).size != query_ids.size:
+        raise ValueError(f"a query id appears in more than one of {', '.join(map(str, files))}")
+    return LetorData(
+        X=sp.vstack([p.X for p in parts]).tocsr(), y=np.concatenate([p.y for p in parts]),
+        qid=np.concatenate([p.qid for p in parts]), query_ids=query_ids,
+        group=np.concatenate([p.group for p in parts]), docids=None)
+
+
+def minimum_queries(config) -> int:
+    """Fewest queries the split can work with: 3 held out, 2 per fold part."""
+    return 3 + 2 * config["split"]["folds"]
+
+
+def make_split(query_ids, config) -> dict:
+    """SPEC §6 split of the query ids (strings), seeded; see the module docstring."""
+    split = config["split"]
+    ids = np.array([str(q) for q in query_ids])
+    need = minimum_queries(config)
+    n_held = int(round(split["heldout"] * ids.size))
+    if ids.size < need or n_held < 3 or ids.size - n_held < 2 * split["folds"]:
+        raise ValueError(f"the dataset has {ids.size} queries; a split with heldout="
+                         f"{split['heldout']} and {split['folds']} folds needs at least 3 held "
+                         f"out and 2 per fold part (at least {need} queries)")
+    perm = np.random.default_rng(split["seed"]).permutation(ids)
+    held, main = perm[:n_held], perm[n_held:]
+    n_train = int(round(2 * n_held / 3))
+    return {"seed": split["seed"], "heldout_train": held[:n_train].tolist(),
+            "heldout_valid": held[n_train:].tolist(),
+            "parts": [p.tolist() for p in np.array_split(main, split["folds"])]}
+
+
+def fold_queries(split: dict, fold: int) -> tuple[list, list, list]:
+    """(train, valid, test) query ids of a fold."""
+    parts = split["parts"]
+    n = len(parts)
+    test, valid = parts[fold], parts[(fold + 1) % n]
+    train = [q for i, p in enumerate(parts) if i not in (fold, (fold + 1) % n) for q in p]
+    return train, valid, test
+
+
+class Subsets:
+    """Rows of a dataset by query id, keeping each query's documents together."""
+
+    def __init__(self, data: LetorData):
+        self.data = data
+        self.index = {str(q): i for i, q in enumerate(data.query_ids)}
+        self.starts = np.concatenate(([0], np.cumsum(data.group)))
+
+    def take(self, query_ids):
+        """(X, y, group) of these queries, in this order."""
+        positions = [self.index[q] for q in query_ids]
+        rows = np.concatenate([np.arange(self.starts[i], self.starts[i + 1]) for i in positions])
+        return self.data.X[rows], self.data.y[rows], self.data.group[positions]
+
+
+# ----------------------------------------------------------------------------------------------
+# Learned baselines
+
+def fit_coordinate_ascent(X, y, group, k, *, rounds=3, steps=(0.05, 0.2, 0.5, 1.0, 2.0)):
+    """Linear ranker fitted by coordinate ascent on NDCG@k (Metzler & Croft 2007).
+
+    Features are standardised; the weights start from the single best feature and each feature's
+    weight is moved by ± each step while NDCG@k improves, for at most ``rounds`` sweeps.
+    Returns a function scoring a feature matrix.
+    """
+    dense = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+    mean, std = dense.mean(axis=0), dense.std(axis=0)
+    std[std == 0] = 1.0
+    Z = (dense - mean) / std
+
+    def quality(scores):
+        return metrics.ndcg(y, scores, group, k).mean()
+
+    singles = [quality(Z[:, f]) for f in range(Z.shape[1])]
+    w = np.zeros(Z.shape[1])
+    w[int(np.argmax(singles))] = 1.0
+    scores = Z @ w
+    best = quality(scores)
+    for _ in range(rounds):
+        improved = False
+        for f in range(Z.shape[1]):
+            for step in (*steps, *(-s for s in steps)):
+                trial = scores + step * Z[:, f]
+                value = quality(trial)
+                if value > best + 1e-12:
+                    best, scores, improved = value, trial, True
+                    w[f] += step
+        if not improved:
+            break
+
+    def score(X_new):
+        dense_new = np.asarray(X_new.toarray() if sp.issparse(X_new) else X_new, dtype=np.float64)
+        return ((dense_new - mean) / std) @ w
+
+    return score
+
+
+def train_booster(objective, train, valid, config) -> lgb.Booster:
+    """``lightgbm.train`` as the protocol runs it: early stopping on validation NDCG@k.
+
+    ``train`` and ``valid`` are ``(X, y, group)``. Deterministic for a given configuration.
+    """
+    k = config["evaluation"]["k"]
+    train_set = lgb.Dataset(*train[:2], group=train[2], params={"verbose": -1})
+    valid_set = lgb.Dataset(*valid[:2], group=valid[2], reference=train_set,
+                            params={"verbose": -1})
+    return lgb.train(
+        {**config["lightgbm"], "objective": objective, "metric": "None", "verbose": -1,
+         "num_threads": config["training"]["num_threads"], "deterministic": True,
+         "seed": config["split"]["seed"]},
+        train_set, config["training"]["rounds"], valid_sets=[valid_set],
+        feval=feval.ndcg_feval(k),
+        callbacks=[lgb.early_stopping(config["training"]["early_stopping"], verbose=False)])
+
+
+def learned_baseline_scorer(name, subsets: Subsets, split: dict, config):
+    """Train one learned baseline on the held-out queries; return its scoring function."""
+    X, y, g = train = subsets.take(split["heldout_train"])
+    valid = subsets.take(split["heldout_valid"])
+    if name in ("lambdamart", "gbrt"):
+        booster = train_booster("lambdarank" if name == "lambdamart" else "regression", train,
+                                valid, config)
+        return lambda X_new: booster.predict(X_new, num_iteration=booster.best_iteration)
+    if name == "coordinate_ascent":
+        return fit_coordinate_ascent(X, y, g, config["evaluation"]["k"])
+    from sklearn.linear_model import Ridge
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    model = make_pipeline(StandardScaler(with_mean=not sp.issparse(X)), Ridge(alpha=1.0))
+    model.fit(X, y)
+    return model.predict
+
+
+def build_baselines(data: LetorData, subsets: Subsets, split: dict, config
+                    ) -> tuple[BaselineStore, BaselineStore | None]:
+    """Feature baseline and learned baselines, per main query."""
+    main = [q for part in split["parts"] for q in part]
+    X, y, g = subsets.take(main)
+    k = config["evaluation"]["k"]
+    base = config["baselines"]
+    feature = BaselineStore.from_feature(X, y, g, main, base["feature"], base["feature_name"],
+                                         k=k)
+    if not base["learned"]:
+        return feature, None
+    columns = {name: metrics.ndcg(y, learned_baseline_scorer(name, subsets, split, config)(X),
+                                  g, k) for name in base["learned"]}
+    learned = BaselineStore(pd.DataFrame(columns, index=main), "ndcg", k,
+                            {name: {"source": "learned", "trained_on": "heldout"}
+                             for name in base["learned"]})
+    return feature, learned
+
+
+# ----------------------------------------------------------------------------------------------
+# Units of work
+
+@dataclass(frozen=True)
+class Unit:
+    """One (fold, learner, α) training run."""
+
+    fold: int
+    learner: str
+    alpha: float
+
+    @property
+    def filename(self) -> str:
+        return f"fold{self.fold}__{self.learner}__a{self.alpha:g}.csv"
+
+    def __str__(self):
+        return f"fold {self.fold} {self.learner} α={self.alpha:g}"
+
+
+def all_units(config) -> list[Unit]:
+    return [Unit(fold, learner, alpha) for learner, alphas in config["learners"].items()
+            for alpha in alphas for fold in range(config["split"]["folds"])]
+
+
+def make_objective(unit: Unit, config, train_ids, stores):
+    feature, learned = stores
+    k = config["evaluation"]["k"]
+    cls = getattr(objectives, unit.learner)
+    if unit.learner == "LambdaMART":
+        return cls()
+    if unit.learner in SINGLE_BASELINE:
+        return cls(alpha=unit.alpha, k=k, baseline=feature, query_ids=train_ids)
+    return cls(alpha=unit.alpha, k=k, baselines=learned, query_ids=train_ids)
+
+
+def run_unit(unit: Unit, config, data: LetorData, split: dict, stores, out: Path) -> float:
+    """Train one unit and write its per-query test NDCG@k; returns seconds taken."""
+    start = time.perf_counter()
+    subsets = Subsets(data)
+    train_ids, valid_ids, test_ids = fold_queries(split, unit.fold)
+    objective = make_objective(unit, config, train_ids, stores)
+    Xt, yt, gt = subsets.take(test_ids)
+    booster = train_booster(objective, subsets.take(train_ids), subsets.take(valid_ids), config)
+    scores = booster.predict(Xt, num_iteration=booster.best_iteration)
+    frame = pd.DataFrame({"query_id": test_ids,
+                          "ndcg": metrics.ndcg(yt, scores, gt, config["evaluation"]["k"]),
+                          "best_iteration": booster.best_iteration})
+    atomic_write_text(out / "units" / unit.filename,
+                      frame.to_csv(index=False, float_format="%.17g"))
+    return time.perf_counter() - start
+
+
+_WORKER_STATE = {}
+
+
+def _worker_init(config, out):
+    """Each worker process loads the data and the stored split and baselines once."""
+    out = Path(out)
+    _WORKER_STATE.update(config=config, out=out, data=load_dataset(config),
+                         split=json.loads((out / "split.json").read_text()),
+                         stores=_load_stores(out))
+
+
+def _worker_run(unit: Unit) -> float:
+    s = _WORKER_STATE
+    return run_unit(unit, s["config"], s["data"], s["split"], s["stores"], s["out"])
+
+
+def _load_stores(out: Path):
+    learned = out / "baselines" / "learned.csv"
+    return (BaselineStore.load(out / "baselines" / "feature.csv"),
+            BaselineStore.load(learned) if learned.exists() else None)
+
+
+# ----------------------------------------------------------------------------------------------
+# The whole run
+
+class Progress:
+    """One line per event on standard error: units done, running and left, elapsed time."""
+
+    def __init__(self, total: int, done: int, stream=sys.stderr):
+        self.total, self.done, self.start, self.stream = total, done, time.perf_counter(), stream
+
+    def line(self, running: int, message: str) -> None:
+        elapsed = int(time.perf_counter() - self.start)
+        left = self.total - self.done - running
+        print(f"[{self.done}/{self.total} done, {running} running, {left} left, "
+              f"{elapsed // 60:02d}:{elapsed % 60:02d}] {message}", file=self.stream, flush=True)
+
+
+def check_before_training(config, data: LetorData) -> None:
+    """Refuse, before any training, what would fail later."""
+    n_features = data.X.shape[1]
+    feature = config["baselines"]["feature"]
+    if feature > n_features:
+        raise ValueError(f"configuration: baselines.feature: feature {feature} is out of range; "
+                         f"the data has features 1..{n_features}")
+    if data.query_ids.size < minimum_queries(config):
+        raise ValueError(f"the dataset has {data.query_ids.size} queries; the split needs at "
+                         f"least {minimum_queries(config)}")
+
+
+def run_experiment(config, out, *, jobs: int = 1, stop_after: str | None = None,
+                   stream=sys.stderr) -> Path:
+    """Run (or resume) the configured experiment into ``out``; returns the report's path.
+
+    ``stop_after="split"`` or ``"baselines"`` stops after that stage.
+    """
+    from lgb_risk import report
+
+    out = Path(out)
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
+    data = load_dataset(config)
+    check_before_training(config, data)
+    (out / "units").mkdir(parents=True, exist_ok=True)
+    (out / "baselines").mkdir(exist_ok=True)
+    for stale in [*out.glob(".*.tmp"), *(out / "units").glob(".*.tmp"),
+                  *(out / "baselines").glob(".*.tmp")]:
+        stale.unlink()  # a write cut short by a kill; its unit is redone
+    config_path = out / "config.json"
+    if config_path.exists() and json.loads(config_path.read_text()) != config:
+        raise ValueError(f"{out} holds a run with another configuration; choose another --out "
+                         "or remove that folder")
+    atomic_write_text(config_path, json.dumps(config, indent=1, sort_keys=True))
+
+    split_path = out / "split.json"
+    if not split_path.exists():
+        atomic_write_text(split_path, json.dumps(make_split(data.query_ids, config), indent=1))
+    split = json.loads(split_path.read_text())
+    if stop_after == "split":
+        return split_path
+
+    if not (out / "baselines" / "feature.csv").exists() or (
+            config["baselines"]["learned"] and not (out / "baselines" / "learned.csv").exists()):
+        print("training the learned baselines on the held-out queries ...", file=stream,
+              flush=True)
+        feature, learned = build_baselines(data, Subsets(data), split, config)
+        if learned is not None:
+            learned.save(out / "baselines" / "learned.csv")
+        feature.save(out / "baselines" / "feature.csv")
+    if stop_after == "baselines":
+        return out / "baselines"
+
+    units = all_units(config)
+    todo = [u for u in units if not (out / "units" / u.filename).exists()]
+    progress = Progress(len(units), len(units) - len(todo), stream)
+    progress.line(0, f"{len(todo)} unit(s) to run with {jobs} job(s)")
+    if jobs == 1:
+        stores = _load_stores(out)
+        for unit in todo:
+            progress.line(1, f"{unit} started")
+            seconds = run_unit(unit, config, data, split, stores, out)
+            progress.done += 1
+            progress.line(0, f"{unit} finished ({seconds:.1f} s)")
+    elif todo:
+        with ProcessPoolExecutor(jobs, mp_context=get_context("spawn"),
+                                 initializer=_worker_init, initargs=(config, str(out))) as pool:
+            pending = {pool.submit(_worker_run, unit): unit for unit in todo}
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    unit = pending.pop(future)
+                    seconds = future.result()
+                    progress.done += 1
+                    progress.line(min(jobs, len(pending)), f"{unit} finished ({seconds:.1f} s)")
+    return report.write_report(config, out)

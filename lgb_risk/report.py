@@ -1,0 +1,209 @@
+"""Tables and figures of an experiment run ([GEO] Table 7 layout, [GEO] Fig. 3, [TR] Fig. 2).
+
+For every learner and α, over all main queries (the folds' test parts together): mean NDCG@k;
+the risk-reward summary (:func:`lgb_risk.risk.summary`) against the feature baseline and,
+macro-averaged, against the learned baselines; the p-value of a paired t-test against plain
+LambdaMART; URisk and TRisk against the feature baseline, and GeoRisk and T*Risk against the
+learned baselines, at the report's α. Written as ``report.md`` and ``report.csv``; figures
+(``plot`` extra) as PNG files.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from lgb_risk import risk
+from lgb_risk._io import atomic_write, atomic_write_text, read_exact_csv
+from lgb_risk.baselines import BaselineStore
+
+__all__ = ["collect_results", "results_table", "write_report"]
+
+SUMMARY = list(risk.SUMMARY_FIELDS[1:])  # reward ... loss_gt_20
+
+
+def collect_results(config, out) -> pd.DataFrame:
+    """Per-query test NDCG of every (learner, α): rows = main queries, columns = (learner, α)."""
+    from lgb_risk.experiment import all_units
+
+    out = Path(out)
+    split = json.loads((out / "split.json").read_text())
+    main = [q for part in split["parts"] for q in part]
+    columns = {}
+    for unit in all_units(config):
+        path = out / "units" / unit.filename
+        if not path.exists():
+            raise FileNotFoundError(f"unit {unit} has no results ({path}); run the experiment "
+                                    "again to finish it")
+        frame = read_exact_csv(path, "query_id")
+        columns.setdefault((unit.learner, unit.alpha), []).append(frame)
+    table = {key: pd.concat(parts).set_index("query_id")["ndcg"] for key, parts in columns.items()}
+    result = pd.DataFrame(table).loc[main]
+    if result.isna().any().any():
+        raise ValueError("the units' test parts do not cover every main query once")
+    return result
+
+
+def results_table(config, out) -> pd.DataFrame:
+    """The report's numbers, one row per learner and α (see the module docstring)."""
+    out = Path(out)
+    results = collect_results(config, out)
+    main = list(results.index)
+    feature = BaselineStore.load(out / "baselines" / "feature.csv").align(main)[:, 0]
+    learned_path = out / "baselines" / "learned.csv"
+    learned = (BaselineStore.load(learned_path).align(main).T if learned_path.exists() else None)
+    alpha = config["report"]["alpha"]
+    reference = results[("LambdaMART", config["learners"]["LambdaMART"][0])].to_numpy()
+    rows = []
+    for (learner, a), values in results.items():
+        m = values.to_numpy()
+        row = {"learner": learner, "alpha": a, "ndcg": m.mean()}
+        row.update({f"bm25_{k}": v for k, v in risk.summary(m, feature).items() if k != "mean"})
+        if learned is not None:
+            row.update({f"learned_{k}": v for k, v in risk.summary(m, learned).items()
+                        if k != "mean"})
+        row["p_vs_lambdamart"] = (np.nan if np.array_equal(m, reference)
+                                  else stats.ttest_rel(m, reference).pvalue)
+        row["urisk"] = risk.urisk(m, feature, alpha)
+        t = risk.trisk(m, feature, alpha)
+        row["trisk"], row["trisk_p"] = t.trisk, t.p_value
+        if learned is not None:
+            row["georisk"] = risk.georisk(np.vstack([m, learned]), alpha)[0]
+            row["tstar_risk"] = risk.tstar_risk(m, learned, alpha).trisk
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _fmt(value, digits=4):
+    if isinstance(value, (float, np.floating)):
+        if np.isnan(value):
+            return "–"
+        if np.isinf(value):
+            return "∞"
+        if digits == 1 and float(value).is_integer():
+            return f"{int(value)}"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _markdown(frame: pd.DataFrame, columns: dict) -> str:
+    """A Markdown table of ``columns`` (name -> (header, digits))."""
+    header = "| " + " | ".join(h for h, _ in columns.values()) + " |"
+    rule = "|" + "|".join("---" for _ in columns) + "|"
+    lines = [header, rule]
+    for _, row in frame.iterrows():
+        lines.append("| " + " | ".join(_fmt(row[c], d) for c, (_, d) in columns.items()) + " |")
+    return "\n".join(lines)
+
+
+def write_report(config, out) -> Path:
+    """Write report.md, report.csv and (with matplotlib) the figures; returns report.md's path."""
+    out = Path(out)
+    table = results_table(config, out)
+    atomic_write_text(out / "report.csv", table.to_csv(index=False, float_format="%.6f"))
+    k = config["evaluation"]["k"]
+    alpha = config["report"]["alpha"]
+    base = config["baselines"]["feature_name"]
+    split = json.loads((out / "split.json").read_text())
+    main = [q for part in split["parts"] for q in part]
+    feature = BaselineStore.load(out / "baselines" / "feature.csv")
+    lines = [
+        f"# {config['name']}: risk-sensitive LambdaMART, {len(split['parts'])} folds",
+        "",
+        f"{len(main)} main queries (test parts of all folds), "
+        f"{len(split['heldout_train']) + len(split['heldout_valid'])} held out for the learned "
+        f"baselines. NDCG@{k}. Risk measures at α = {alpha:g}.",
+        "",
+        f"Baselines, mean NDCG@{k}: {base} {feature.align(main).mean():.4f}",
+    ]
+    learned_path = out / "baselines" / "learned.csv"
+    if learned_path.exists():
+        learned = BaselineStore.load(learned_path)
+        means = learned.align(main).mean(axis=0)
+        lines[-1] += "; " + "; ".join(f"{n} {v:.4f}" for n, v in zip(learned.names, means))
+    lines += ["", f"## Against the feature baseline ({base})", "", _markdown(table, {
+        "learner": ("learner", 0), "alpha": ("α", 1), "ndcg": (f"NDCG@{k}", 4),
+        "p_vs_lambdamart": ("p vs LambdaMART", 4), "bm25_reward": ("Reward", 4),
+        "bm25_risk": ("Risk", 4), "bm25_reward_risk": ("Reward/Risk", 2),
+        "bm25_wins": ("Wins", 1), "bm25_losses": ("Losses", 1), "bm25_wins_losses": ("W/L", 2),
+        "bm25_loss_gt_20": ("Loss>20%", 1), "urisk": (f"URisk(α={alpha:g})", 4),
+        "trisk": ("TRisk", 2), "trisk_p": ("p(TRisk)", 4)})]
+    if "georisk" in table:
+        lines += ["", "## Against the learned baselines (macro-averaged)", "", _markdown(table, {
+            "learner": ("learner", 0), "alpha": ("α", 1), "ndcg": (f"NDCG@{k}", 4),
+            "learned_reward": ("Reward", 4), "learned_risk": ("Risk", 4),
+            "learned_reward_risk": ("Reward/Risk", 2), "learned_wins": ("Wins", 1),
+            "learned_losses": ("Losses", 1), "learned_wins_losses": ("W/L", 2),
+            "learned_loss_gt_20": ("Loss>20%", 1), "georisk": (f"GeoRisk(α={alpha:g})", 4),
+            "tstar_risk": ("T*Risk", 2)})]
+    figures = _write_figures(config, out, table)
+    if figures:
+        lines += ["", "## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures]
+    lines += ["", "p vs LambdaMART: paired t-test of per-query NDCG against plain LambdaMART. "
+              "Wins/Losses count queries above/below the baseline; Loss>20%: queries more than "
+              "20% below a baseline with NDCG > 0. Columns against the learned baselines are "
+              "means over those baselines.", ""]
+    path = out / "report.md"
+    atomic_write_text(path, "\n".join(lines))
+    return path
+
+
+def _write_figures(config, out: Path, table: pd.DataFrame) -> list[Path]:
+    """GeoRisk against α per learner, and per-query TR/TJ bars; none without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    alpha = config["report"]["alpha"]
+    paths = []
+    column = "georisk" if "georisk" in table else "urisk"
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for learner, rows in table.groupby("learner", sort=False):
+        if learner == "LambdaMART":
+            ax.axhline(rows[column].iloc[0], color="black", linestyle="--", label=learner)
+        else:
+            ax.plot(rows["alpha"], rows[column], marker="o", label=learner)
+    ax.set_xlabel("training α")
+    ax.set_ylabel(f"{'GeoRisk' if column == 'georisk' else 'URisk'} (evaluation α = {alpha:g})")
+    ax.set_title(f"{config['name']}: risk-reward trade-off by learner")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    paths.append(_save_figure(fig, out / "georisk_vs_alpha.png"))
+    plt.close(fig)
+
+    results = collect_results(config, out)
+    learner = config["report"]["learner"] or next(
+        (n for n in reversed(list(config["learners"])) if n != "LambdaMART"), "LambdaMART")
+    key = (learner, max(config["learners"][learner]))
+    feature = BaselineStore.load(out / "baselines" / "feature.csv").align(results.index)[:, 0]
+    t = risk.trisk(results[key].to_numpy(), feature, alpha)
+    order = np.argsort(t.tr)
+    fig, ax = plt.subplots(figsize=(8, 4))
+    x = np.arange(order.size)
+    ax.bar(x, t.tr[order], width=1.0, color=np.where(t.tr[order] < -2, "tab:red", "tab:blue"),
+           label="TR_q")
+    ax.plot(x, t.tj[order], color="black", linewidth=0.8, label="TJ_q")
+    for level in (-2, 2):
+        ax.axhline(level, color="grey", linestyle=":")
+    ax.set_xlabel("queries, sorted by TR_q")
+    ax.set_ylabel(f"TR_q, TJ_q (α = {alpha:g})")
+    ax.set_title(f"{key[0]} α={key[1]:g} against {config['baselines']['feature_name']}: "
+                 f"TRisk {t.trisk:.2f}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    paths.append(_save_figure(fig, out / "tr_tj_per_query.png"))
+    plt.close(fig)
+    return paths
+
+
+def _save_figure(fig, path: Path) -> Path:
+    atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110,
+                                               metadata={"Software": None}))
+    return path

@@ -1,0 +1,105 @@
+"""BaselineStore: construction from every source, alignment, persistence, refusals."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from lgb_risk import UCRO, BaselineStore, GeoRisk, metrics
+from tests import naive
+from tests.conftest import random_problem, split_queries
+
+
+def _problem():
+    rng = np.random.default_rng(0)
+    labels, scores, group = random_problem(rng, n_queries=12, max_docs=9)
+    X = np.column_stack([rng.normal(size=labels.size), scores])
+    return X, labels, group, np.arange(100, 100 + group.size)
+
+
+def test_from_feature_is_ndcg_of_ranking_by_that_feature():
+    X, labels, group, qids = _problem()
+    store = BaselineStore.from_feature(sp.csr_matrix(X), labels, group, qids, feature=2,
+                                       name="bm25", k=5)
+    assert store.names == ["bm25"] and (store.measure, store.k) == ("ndcg", 5)
+    want = [naive.ndcg(y, s, 5) for y, s in split_queries(labels, X[:, 1], group)]
+    assert store.align(qids)[:, 0] == pytest.approx(want, abs=1e-12)
+    assert store.metadata["bm25"]["feature"] == 2
+
+
+def test_align_reorders_by_id_and_lists_missing_ids():
+    X, labels, group, qids = _problem()
+    store = BaselineStore.from_scores(X[:, 1], labels, group, qids, "model")
+    values = store.align(qids)[:, 0]
+    assert store.align(qids[::-1])[:, 0] == pytest.approx(values[::-1])
+    assert store.align([str(q) for q in qids[:3]])[:, 0] == pytest.approx(values[:3])
+    with pytest.raises(ValueError, match="no value for 2 of 4 query ids: 7, 8"):
+        store.align([100, 7, 101, 8])
+
+
+def test_merge_select_and_measure_checks():
+    X, labels, group, qids = _problem()
+    a = BaselineStore.from_feature(X, labels, group, qids, 1, "f1")
+    b = BaselineStore.from_feature(X, labels, group, qids, 2, "f2")
+    both = a.merge(b)
+    assert both.names == ["f1", "f2"] and both.align(qids).shape == (group.size, 2)
+    assert both.select("f2").names == ["f2"]
+    other_k = BaselineStore.from_feature(X, labels, group, qids, 2, "f3", k=5)
+    with pytest.raises(ValueError, match="cannot mix baselines computed with ndcg@10 and ndcg@5"):
+        both.merge(other_k)
+    with pytest.raises(ValueError, match="a baseline named 'f1'"):
+        a.merge(a)
+    with pytest.raises(ValueError, match="unknown baseline"):
+        both.select("bm25")
+    with pytest.raises(ValueError, match="feature must be a feature number from 1 to 2"):
+        BaselineStore.from_feature(X, labels, group, qids, 0)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_save_and_load_lose_nothing(tmp_path, suffix):
+    if suffix == ".parquet":
+        pytest.importorskip("pyarrow", reason="Parquet needs pyarrow (not a dependency)")
+    X, labels, group, qids = _problem()
+    store = BaselineStore.from_feature(X, labels, group, qids, 1, "f1").merge(
+        BaselineStore.from_scores(X[:, 1] + 1e-13, labels, group, qids, "model"))
+    path = tmp_path / f"store{suffix}"
+    store.save(path)
+    loaded = BaselineStore.load(path)
+    assert loaded.names == store.names and (loaded.measure, loaded.k) == ("ndcg", 10)
+    assert np.array_equal(loaded.align(qids), store.align(qids))
+    assert loaded.metadata == store.metadata
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"store{suffix}",
+                                                          f"store{suffix}.meta.json"]
+
+
+def test_from_table_and_trec(tmp_path):
+    frame = pd.DataFrame({"query_id": [1, 2, 1, 2], "system": ["a", "a", "b", "b"],
+                          "value": [0.1, 0.2, 0.3, 0.4]})
+    store = BaselineStore.from_table(frame)
+    assert store.align([2, 1]).tolist() == [[0.2, 0.4], [0.1, 0.3]]
+    with pytest.raises(ValueError, match="system 'b' has no value for query '2'"):
+        BaselineStore.from_table(frame.iloc[:3])
+    from lgb_risk import synthetic
+    qrels, runs = synthetic.make_trec_collection(n_topics=5, docs_per_topic=20, n_runs=2)
+    trec_store = BaselineStore.from_trec(qrels, runs, "err@20")
+    assert (trec_store.measure, trec_store.k) == ("err", 20) and trec_store.names == ["run1",
+                                                                                      "run2"]
+
+
+def test_objectives_take_a_store_with_query_ids():
+    X, labels, group, qids = _problem()
+    store = BaselineStore.from_feature(X, labels, group, qids, 1, "f1")
+    direct = UCRO(alpha=3, baseline=store.align(qids)[:, 0]).gradients(X[:, 1], labels, group)
+    via_store = UCRO(alpha=3, baseline=store, query_ids=qids).gradients(X[:, 1], labels, group)
+    assert np.array_equal(direct[0], via_store[0])
+    with pytest.raises(ValueError, match="needs query_ids="):
+        UCRO(alpha=3, baseline=store).gradients(X[:, 1], labels, group)
+    with pytest.raises(ValueError, match="computed with ndcg@10, but ndcg@5 is needed"):
+        UCRO(alpha=3, k=5, baseline=store, query_ids=qids).gradients(X[:, 1], labels, group)
+    two = store.merge(BaselineStore.from_feature(X, labels, group, qids, 2, "f2"))
+    with pytest.raises(ValueError, match="takes one baseline, got 2"):
+        UCRO(alpha=3, baseline=two, query_ids=qids).gradients(X[:, 1], labels, group)
+    with pytest.raises(ValueError, match="no value for 1 of"):
+        GeoRisk(alpha=3, baselines=two, query_ids=np.r_[qids[:-1], 999]).gradients(
+            X[:, 1], labels, group)
+    assert metrics.ndcg(labels, X[:, 0], group).shape == (group.size,)

@@ -1,0 +1,128 @@
+"""The experiment runner: validation before training, determinism, resume after SIGKILL."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lgb_risk.config import load_config, validate
+from lgb_risk.experiment import fold_queries, make_split, run_experiment
+from tests.conftest import SHARED_DATA
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SMALL = """
+name = "small"
+[data]
+source = "synthetic"
+queries = 70
+mean_docs = 15
+features = 8
+[split]
+folds = 3
+[baselines]
+learned = ["ridge", "coordinate_ascent"]
+[learners]
+LambdaMART = [0]
+UCRO = [2]
+TFARO = [2]
+GeoRisk = [2]
+[training]
+rounds = 40
+early_stopping = 5
+[lightgbm]
+num_leaves = 7
+min_data_in_leaf = 10
+"""
+
+
+def _config_file(tmp_path, text=SMALL, name="small.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _cli(*args, cwd):
+    return subprocess.Popen([sys.executable, "-m", "lgb_risk.cli", *map(str, args)], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_split_follows_the_protocol():
+    config = validate({"split": {"seed": 3, "heldout": 0.2, "folds": 5}})
+    ids = list(range(100, 200))
+    split = make_split(ids, config)
+    assert split == make_split(ids, config)  # seeded
+    held = split["heldout_train"] + split["heldout_valid"]
+    assert len(held) == 20 and len(split["heldout_train"]) == 13
+    main = [q for part in split["parts"] for q in part]
+    assert sorted(map(int, held + main)) == ids and len(set(held) & set(main)) == 0
+    tests = []
+    for fold in range(5):
+        train, valid, test = fold_queries(split, fold)
+        assert len(train) == 48 and len(valid) == 16 and len(test) == 16
+        assert not (set(train) & set(valid)) and not (set(train) & set(test))
+        tests += test
+    assert sorted(tests) == sorted(main)  # the test parts cover every main query once
+
+
+def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
+    config_path = _config_file(tmp_path)
+    whole = _cli("run", config_path, "--out", tmp_path / "whole", cwd=tmp_path)
+    assert whole.wait(timeout=600) == 0, whole.stderr.read()
+
+    killed = _cli("run", config_path, "--out", tmp_path / "killed", cwd=tmp_path)
+    units = tmp_path / "killed" / "units"
+    deadline = time.time() + 300
+    while time.time() < deadline and not (units.exists() and any(units.glob("*.csv"))):
+        time.sleep(0.05)
+    killed.send_signal(signal.SIGKILL)
+    killed.wait()
+    done_before = len(list(units.glob("*.csv")))
+    assert 0 < done_before < 12, "the kill should land mid-way"
+    resumed = _cli("run", config_path, "--out", tmp_path / "killed", "--jobs", "2",
+                   cwd=tmp_path)
+    _, err = resumed.communicate(timeout=600)
+    assert resumed.returncode == 0, err
+    assert f"{12 - done_before} unit(s) to run" in err
+    for name in ("report.md", "report.csv", "split.json", "baselines/learned.csv"):
+        assert (tmp_path / "whole" / name).read_bytes() == (tmp_path / "killed" / name
+                                                            ).read_bytes(), name
+    assert not list(units.glob(".*"))  # no half-written file left behind
+
+    again = _cli("run", config_path, "--out", tmp_path / "whole", cwd=tmp_path)
+    _, err = again.communicate(timeout=600)
+    assert again.returncode == 0 and "0 unit(s) to run" in err
+    report = (tmp_path / "whole" / "report.md").read_text()
+    assert "| GeoRisk | 2" in report and "Against the learned baselines" in report
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[data]\nsource = 'letor'\npath = 'nowhere'\n", "does not exist"),
+    ("[baselines]\nfeature = 99\n", "feature 99 is out of range; the data has features 1..20"),
+    ("[learners]\nLambdaMART = [0]\nUCRO = [-1]\n", "learners.UCRO: expected a value >= 0"),
+    ("[learners]\nLambdaMART = [0]\nXRO = [1]\n", "learners.XRO: unknown learner; allowed: "
+                                                  "LambdaMART, UCRO"),
+    ("[data]\nqueries = 10\n", "the dataset has 10 queries; the split needs at least 13"),
+    ("[training]\nround = 5\n", "training.round: unknown key; allowed: rounds, early_stopping"),
+    ("colour = 'red'\n", "colour: unknown key; allowed: name, data"),
+    ("[lightgbm]\nobjective = 'lambdarank'\n", "lightgbm.objective: set by the runner"),
+])
+def test_bad_configuration_is_refused_before_training(tmp_path, text, message):
+    out = tmp_path / "out"
+    with pytest.raises((ValueError, FileNotFoundError), match=message):
+        run_experiment(load_config(_config_file(tmp_path, text)), out)
+    assert not (out / "units").exists() or not any((out / "units").iterdir())
+
+
+def test_shipped_configurations_are_valid():
+    for name in ("demo.toml", "mq2008.toml", "mslr_web10k.toml"):
+        config = load_config(ROOT / "experiments" / name)
+        assert "LambdaMART" in config["learners"]
+    assert load_config(None) == load_config(ROOT / "experiments" / "demo.toml")
+    mq = load_config(ROOT / "experiments" / "mq2008.toml")
+    assert Path(mq["data"]["path"]) == (SHARED_DATA / "mq2008").resolve()

@@ -1,0 +1,86 @@
+"""feval factories against direct computation; LETOR loading and its refusals."""
+
+import lightgbm as lgb
+import numpy as np
+import pandas as pd
+import pytest
+
+from lgb_risk import BaselineStore, feval, risk
+from lgb_risk.data import load_letor
+from tests import naive
+from tests.conftest import random_problem, shared_file, split_queries
+
+
+def _eval_set(seed):
+    rng = np.random.default_rng(seed)
+    labels, scores, group = random_problem(rng, n_queries=15, max_docs=10)
+    X = rng.normal(size=(labels.size, 2))
+    return lgb.Dataset(X, labels, group=group, params={"verbose": -1}).construct(), scores
+
+
+def test_ndcg_and_risk_fevals_match_naive_per_set():
+    one, preds_one = _eval_set(1)
+    two, preds_two = _eval_set(2)
+    rng = np.random.default_rng(0)
+    base = {one: rng.uniform(0, 1, 15), two: rng.uniform(0, 1, (15, 3))}
+    for ds, preds in ((one, preds_one), (two, preds_two)):
+        labels, group = ds.get_label().astype(int), ds.get_group()
+        model = np.array([naive.ndcg(y, s, 10) for y, s in split_queries(labels, preds, group)])
+        assert feval.ndcg_feval(10)(preds, ds) == ("ndcg@10", pytest.approx(model.mean()), True)
+        b = np.asarray(base[ds]).reshape(15, -1)
+        ref = b.mean(axis=1)
+        x = np.where(model >= ref, model - ref, 3 * (model - ref))
+        name, value, higher = feval.risk_feval(base, measure="urisk", alpha=2)(preds, ds)
+        assert (name, higher) == ("urisk@10[a=2]", True) and value == pytest.approx(x.mean())
+        t = feval.risk_feval(base, measure="trisk", alpha=2)(preds, ds)[1]
+        assert t == pytest.approx(x.mean() / (x.std(ddof=1) / np.sqrt(15)))
+        geo = feval.risk_feval(base, measure="georisk", alpha=2)(preds, ds)[1]
+        assert geo == pytest.approx(risk.georisk(np.vstack([model, b.T]), 2)[0])
+
+
+def test_risk_feval_refuses_an_unknown_set_and_bad_parameters():
+    one, preds = _eval_set(1)
+    other, _ = _eval_set(2)
+    fn = feval.risk_feval({other: np.zeros(15)})
+    with pytest.raises(ValueError, match="no baselines for this evaluation Dataset"):
+        fn(preds, one)
+    with pytest.raises(ValueError, match="measure must be one of"):
+        feval.risk_feval({}, measure="frisk")
+    with pytest.raises(ValueError, match="alpha must be"):
+        feval.risk_feval({}, alpha=-1)
+    store = BaselineStore.from_table(
+        pd.DataFrame({"query_id": range(15), "system": "b", "value": 0.5}), k=5)
+    with pytest.raises(ValueError, match="ndcg@5, but ndcg@10 is needed"):
+        feval.risk_feval({one: (store, range(15))})(preds, one)
+
+
+def test_load_letor_reads_qids_comments_and_refuses_non_contiguous(tmp_path):
+    path = tmp_path / "train.txt"
+    path.write_text("2 qid:7 1:0.5 3:1.0 # docid = d1 inc = 1\n"
+                    "0 qid:7 2:0.25 # docid = d2\n"
+                    "1 qid:3 1:1 # docid = d3\n")
+    data = load_letor(path)
+    assert data.X.shape == (3, 3) and data.X[0, 2] == 1.0 and data.X[1, 1] == 0.25
+    assert data.y.tolist() == [2, 0, 1] and data.group.tolist() == [2, 1]
+    assert data.query_ids.tolist() == [7, 3] and data.docids.tolist() == ["d1", "d2", "d3"]
+    path.write_text("1 qid:1 1:1\n0 qid:2 1:1\n1 qid:1 1:0\n")
+    with pytest.raises(ValueError, match="query 1 are not contiguous .* document 3"):
+        load_letor(path)
+    path.write_text("1 1:1\n0 1:0\n")
+    with pytest.raises(ValueError, match="no qid: fields and there is no train.txt.query"):
+        load_letor(path)
+    (tmp_path / "train.txt.query").write_text("2\n")
+    assert load_letor(path).group.tolist() == [2]
+    path.write_text("1.5 qid:1 1:1\n")
+    with pytest.raises(ValueError, match="label 1.5; expected a whole number"):
+        load_letor(path)
+
+
+@pytest.mark.shared_data
+def test_load_letor_on_the_shared_files():
+    mq = load_letor(shared_file("mq2008/Fold1/train.txt"))
+    assert mq.X.shape[1] == 46 and mq.docids[0] == "GX008-86-4444840"
+    mslr = load_letor(shared_file("mslr_sample/msn1.fold1.train.5k.txt"), n_features=136)
+    assert mslr.X.shape == (5000, 136) and mslr.group.size == 43 and mslr.docids is None
+    example = load_letor(shared_file("lightgbm_example/rank.train"))
+    assert example.group.size == 201 and example.group.sum() == example.y.size
