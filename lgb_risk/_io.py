@@ -15,6 +15,9 @@ def atomic_write(target, write) -> None:
     target = Path(target)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; results are ordinary files
     try:
         write(tmp)
         os.replace(tmp, target)

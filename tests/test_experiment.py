@@ -126,3 +126,20 @@ def test_shipped_configurations_are_valid():
     assert load_config(None) == load_config(ROOT / "experiments" / "demo.toml")
     mq = load_config(ROOT / "experiments" / "mq2008.toml")
     assert Path(mq["data"]["path"]) == (SHARED_DATA / "mq2008").resolve()
+
+
+@pytest.mark.shared_data
+def test_mq2008_experiment_reproduces_the_committed_results(tmp_path):
+    """The full protocol on the real MQ2008 data (784 queries, every learner at α = 1, 5)."""
+    import pandas as pd
+
+    from tests.conftest import shared_file
+
+    shared_file("mq2008/Fold1/train.txt")
+    config = load_config(ROOT / "experiments" / "mq2008.toml")
+    run_experiment(config, tmp_path / "mq2008", jobs=2, stream=open(os.devnull, "w"))
+    got = pd.read_csv(tmp_path / "mq2008" / "report.csv")
+    committed = pd.read_csv(ROOT / "experiments" / "results" / "mq2008.csv")
+    assert len(got) == 11 and set(got["learner"]) == {"LambdaMART", "UCRO", "TSARO", "TFARO",
+                                                       "TStarFARO", "GeoRisk"}
+    pd.testing.assert_frame_equal(got, committed, rtol=1e-9, atol=1e-12)
