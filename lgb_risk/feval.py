@@ -96,10 +96,9 @@ def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, label_gain=None):
             raise ValueError(f"risk_feval has no baselines for this evaluation Dataset; give "
                              f"one per Dataset in valid_sets (it has {len(baselines)})")
         model = _query_ndcg(preds, eval_data, k, label_gain, "zero")
-        key = id(eval_data)
-        if key not in aligned:
-            aligned[key] = _aligned_baselines(baselines[eval_data], model.size, k)
-        base = aligned[key]
+        if eval_data not in aligned:
+            aligned[eval_data] = _aligned_baselines(baselines[eval_data], model.size, k)
+        base = aligned[eval_data]
         if measure in ("zrisk", "georisk"):
             matrix = np.vstack([model, base.T])
             fn = risk.zrisk if measure == "zrisk" else risk.georisk

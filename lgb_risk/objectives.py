@@ -380,7 +380,7 @@ class LambdaMART:
             order, setup.offsets, setup.inv_max_dcg, setup.weights, setup.weights.size > 0,
             float(self.sigmoid), int(self.lambdarank_truncation_level),
             bool(self.lambdarank_norm), table, low, high, factor, bool(self.exact_sigmoid),
-            self._mode, int(getattr(self, "k", 0)), setup.inv_idcg_k, *state)
+            self._mode, self._risk_cutoff(), setup.inv_idcg_k, *state)
 
     # -- setup and state -----------------------------------------------------------------------
 
@@ -421,6 +421,10 @@ class LambdaMART:
 
     def _prepare_risk(self, setup: _Setup) -> None:
         """Validate risk parameters and baselines against the training set (first call)."""
+
+    def _risk_cutoff(self) -> int:
+        """k of the risk state's NDCG@k (unused without a risk multiplier)."""
+        return 0
 
     def _risk_state(self, scores, order, setup):
         """Per-query arrays the kernel reads: alpha_q, model, base, totals, weighted_z, glob,
@@ -490,6 +494,9 @@ class _RiskSensitive(LambdaMART):
             raise ValueError(f"{name}: baseline value for query index {q} is "
                              f"{float(matrix[q][bad[q]][0])}; expected a finite NDCG >= 0")
         return matrix
+
+    def _risk_cutoff(self) -> int:
+        return int(self.k)
 
     def _prepare_risk(self, setup):
         check_alpha(self.alpha)

@@ -214,3 +214,15 @@ def test_usable_with_lgbm_ranker():
                             verbose=-1, deterministic=True, num_threads=1)
     native.fit(X, LABELS, group=GROUP)
     assert ranker.predict(X).shape == (DOCS,) and np.isfinite(native.predict(X)).all()
+
+
+def test_a_query_longer_than_lightgbms_10000_limit_is_handled():
+    """LightGBM refuses queries over 10,000 documents; the objectives compute them."""
+    rng = np.random.default_rng(4)
+    n = 10_500
+    labels = rng.choice(4, size=n, p=[0.7, 0.2, 0.07, 0.03])
+    scores = rng.normal(size=n)
+    grad, hess = LambdaMART(exact_sigmoid=True).gradients(scores, labels, [n])
+    want = ref.lambdamart(labels.tolist(), scores.tolist(), [n])
+    assert_close(grad, want[0])
+    assert_close(hess, want[1])
