@@ -44,9 +44,44 @@ def _refuse_duplicates(frame: pd.DataFrame, line_numbers: np.ndarray, path, what
                                  & (frame["docno"] == frame["docno"].iloc[i]).to_numpy()][0])
         raise ValueError(
             f"{path}:{int(line_numbers[i])}: document {frame['docno'].iloc[i]!r} appears again "
-            f"for topic {frame['topic'].iloc[i]!r} (first at line {first}); {what} must list each "
-            "document once per topic"
+            f"for topic {frame['topic'].iloc[i]!r} (first at line {first}); a {what} file must "
+            "list each document once per topic"
         )
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not np.isfinite(value):
+        raise ValueError
+    return value
+
+
+def _read_fields(path, layout: str, columns: dict, what: str) -> pd.DataFrame:
+    """Parse a whitespace-separated TREC file into a DataFrame, refusing bad lines by number.
+
+    ``layout`` names the fields (e.g. ``"QID Q0 DOCNO RANK SCORE RUNID"``); ``columns`` maps each
+    output column to ``(field index, parser, what the field must be)``. Documents repeated within
+    a topic are refused.
+    """
+    names = layout.split()
+    values = {column: [] for column in columns}
+    numbers = []
+    for number, fields in _lines(path):
+        if len(fields) != len(names):
+            raise ValueError(f"{path}:{number}: expected {len(names)} fields '{layout}', found "
+                             f"{len(fields)}")
+        for column, (index, parse, expected) in columns.items():
+            try:
+                values[column].append(parse(fields[index]))
+            except ValueError:
+                raise ValueError(f"{path}:{number}: {names[index]} must be {expected}, got "
+                                 f"{fields[index]!r}") from None
+        numbers.append(number)
+    if not numbers:
+        raise ValueError(f"{path}: the {what} file has no line")
+    frame = pd.DataFrame(values)
+    _refuse_duplicates(frame, np.asarray(numbers), path, what)
+    return frame
 
 
 def read_run(path) -> pd.DataFrame:
@@ -64,30 +99,9 @@ def read_run(path) -> pd.DataFrame:
         A line without six fields, a non-numeric or non-finite score, a non-integer rank, or a
         document repeated within a topic; the message names the file and line.
     """
-    topics, docnos, ranks, scores, numbers = [], [], [], [], []
-    for number, f in _lines(path):
-        if len(f) != 6:
-            raise ValueError(f"{path}:{number}: expected 6 fields 'QID Q0 DOCNO RANK SCORE RUNID', "
-                             f"found {len(f)}")
-        try:
-            score = float(f[4])
-            rank = int(f[3])
-        except ValueError:
-            raise ValueError(f"{path}:{number}: RANK must be an integer and SCORE a number, got "
-                             f"{f[3]!r} and {f[4]!r}") from None
-        if not np.isfinite(score):
-            raise ValueError(f"{path}:{number}: SCORE must be finite, got {f[4]!r}")
-        topics.append(f[0])
-        docnos.append(f[2])
-        ranks.append(rank)
-        scores.append(score)
-        numbers.append(number)
-    if not topics:
-        raise ValueError(f"{path}: the run file has no line")
-    frame = pd.DataFrame({"topic": topics, "docno": docnos,
-                          "rank": np.array(ranks, dtype=np.int64),
-                          "score": np.array(scores, dtype=np.float64)})
-    _refuse_duplicates(frame, np.asarray(numbers), path, "a run")
+    frame = _read_fields(path, "QID Q0 DOCNO RANK SCORE RUNID", {
+        "topic": (0, str, "a topic id"), "docno": (2, str, "a document id"),
+        "rank": (3, int, "an integer"), "score": (4, _finite_float, "a finite number")}, "run")
     frame.attrs["name"] = run_name(path)
     return frame
 
@@ -106,25 +120,9 @@ def read_qrels(path) -> pd.DataFrame:
     ValueError
         A line without four fields, a non-integer grade, or a document judged twice for a topic.
     """
-    topics, docnos, grades, numbers = [], [], [], []
-    for number, f in _lines(path):
-        if len(f) != 4:
-            raise ValueError(f"{path}:{number}: expected 4 fields 'QID ITERATION DOCNO GRADE', "
-                             f"found {len(f)}")
-        try:
-            grade = int(f[3])
-        except ValueError:
-            raise ValueError(f"{path}:{number}: GRADE must be an integer, got {f[3]!r}") from None
-        topics.append(f[0])
-        docnos.append(f[2])
-        grades.append(grade)
-        numbers.append(number)
-    if not topics:
-        raise ValueError(f"{path}: the qrels file has no line")
-    frame = pd.DataFrame({"topic": topics, "docno": docnos,
-                          "grade": np.array(grades, dtype=np.int64)})
-    _refuse_duplicates(frame, np.asarray(numbers), path, "qrels")
-    return frame
+    return _read_fields(path, "QID ITERATION DOCNO GRADE", {
+        "topic": (0, str, "a topic id"), "docno": (2, str, "a document id"),
+        "grade": (3, int, "an integer")}, "qrels")
 
 
 @dataclass(frozen=True)
