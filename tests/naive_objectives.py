@@ -108,10 +108,19 @@ def crossing_multiplier(model, base, idcg, alpha_of_query, k):
     return multiplier
 
 
-def saro_alphas(model, base, alpha):
-    x = [(m - b) if m >= b else (1 + alpha) * (m - b) for m, b in zip(model, base)]
+def risk_x(model, base, alpha):
+    return [(m - b) if m >= b else (1 + alpha) * (m - b) for m, b in zip(model, base)]
+
+
+def sample_sd(x):
     mean = sum(x) / len(x)
-    sx = math.sqrt(sum((v - mean) ** 2 for v in x) / (len(x) - 1))
+    return math.sqrt(sum((v - mean) ** 2 for v in x) / (len(x) - 1))
+
+
+def saro_alphas(model, base, alpha, sx=None):
+    """α'_q = α (1 − Φ(x_q / s_x)); s_x from this x unless given (a frozen value)."""
+    x = risk_x(model, base, alpha)
+    sx = sample_sd(x) if sx is None else sx
     return [alpha * (1 - phi(v / sx)) if sx > 0 else alpha * 0.5 for v in x]
 
 

@@ -143,3 +143,61 @@ def test_mq2008_experiment_reproduces_the_committed_results(tmp_path):
     assert len(got) == 11 and set(got["learner"]) == {"LambdaMART", "UCRO", "TSARO", "TFARO",
                                                        "TStarFARO", "GeoRisk"}
     pd.testing.assert_frame_equal(got, committed, rtol=1e-9, atol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("small")
+    config = load_config(_config_file(tmp))
+    out = tmp / "out"
+    run_experiment(config, out, stream=open(os.devnull, "w"))
+    return config, out
+
+
+def test_report_numbers_match_a_recomputation_from_the_unit_files(small_run):
+    """Mean NDCG, wins/losses/large losses against BM25 and the t-test, recomputed by hand."""
+    import json
+
+    import numpy as np
+    import pandas as pd
+    from scipy import stats
+
+    config, out = small_run
+    report = pd.read_csv(out / "report.csv")
+    split = json.loads((out / "split.json").read_text())
+    main = [q for part in split["parts"] for q in part]
+    bm25 = pd.read_csv(out / "baselines" / "feature.csv", dtype={"query_id": str}
+                       ).set_index("query_id")["bm25"]
+    per_learner = {}
+    for path in (out / "units").glob("*.csv"):
+        fold, learner, alpha = path.stem.split("__")
+        frame = pd.read_csv(path, dtype={"query_id": str})
+        per_learner.setdefault(learner, []).append(frame)
+    for learner, frames in per_learner.items():
+        ndcg = pd.concat(frames).set_index("query_id")["ndcg"]
+        assert sorted(ndcg.index) == sorted(main)  # every main query tested exactly once
+        b = bm25.loc[ndcg.index]
+        row = report[report["learner"] == learner].iloc[0]
+        assert row["ndcg"] == pytest.approx(ndcg.mean(), abs=1e-6)
+        assert row["bm25_wins"] == sum(ndcg > b) and row["bm25_losses"] == sum(ndcg < b)
+        assert row["bm25_loss_gt_20"] == sum((b > 0) & (ndcg < 0.8 * b))
+        lm = pd.concat(per_learner["LambdaMART"]).set_index("query_id")["ndcg"].loc[ndcg.index]
+        if learner != "LambdaMART":
+            assert row["p_vs_lambdamart"] == pytest.approx(stats.ttest_rel(ndcg, lm).pvalue,
+                                                           abs=1e-6)
+        x = np.where(ndcg >= b, ndcg - b, 6 * (ndcg - b))  # report α = 5
+        assert row["urisk"] == pytest.approx(x.mean(), abs=1e-6)
+    assert (out / "report.md").read_text().count("| UCRO | 2 |") == 2
+
+
+def test_split_and_baselines_stages_alone(tmp_path):
+    from lgb_risk import cli
+
+    config_path = _config_file(tmp_path)
+    out = tmp_path / "staged"
+    assert cli.main(["split", str(config_path), "--out", str(out)]) == 0
+    assert (out / "split.json").exists() and not (out / "baselines" / "feature.csv").exists()
+    assert cli.main(["baselines", str(config_path), "--out", str(out)]) == 0
+    learned = (out / "baselines" / "learned.csv").read_text().splitlines()
+    assert learned[0] == "query_id,ridge,coordinate_ascent"
+    assert not any((out / "units").iterdir())

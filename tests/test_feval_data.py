@@ -34,8 +34,11 @@ def test_ndcg_and_risk_fevals_match_naive_per_set():
         assert (name, higher) == ("urisk@10[a=2]", True) and value == pytest.approx(x.mean())
         t = feval.risk_feval(base, measure="trisk", alpha=2)(preds, ds)[1]
         assert t == pytest.approx(x.mean() / (x.std(ddof=1) / np.sqrt(15)))
+        matrix = np.vstack([model, b.T])
         geo = feval.risk_feval(base, measure="georisk", alpha=2)(preds, ds)[1]
-        assert geo == pytest.approx(risk.georisk(np.vstack([model, b.T]), 2)[0])
+        assert geo == pytest.approx(risk.georisk(matrix, 2)[0])
+        z = feval.risk_feval(base, measure="zrisk", alpha=2)(preds, ds)[1]
+        assert z == pytest.approx(risk.zrisk(matrix, 2)[0])
 
 
 def test_risk_feval_refuses_an_unknown_set_and_bad_parameters():

@@ -226,3 +226,20 @@ def test_a_query_longer_than_lightgbms_10000_limit_is_handled():
     want = ref.lambdamart(labels.tolist(), scores.tolist(), [n])
     assert_close(grad, want[0])
     assert_close(hess, want[1])
+
+
+def test_se_update_first_freezes_s_x_after_the_first_call():
+    alpha, k = 5.0, 3
+    labels, scores, group, model, idcg, base, _ = problem(2, k=k)
+    later = scores + np.random.default_rng(9).normal(0, 1.0, scores.size)
+    later_model, _ = ref.risk_context(labels.tolist(), later.tolist(), group.tolist(), k)
+    frozen = ref.sample_sd(ref.risk_x(model, base.tolist(), alpha))
+    for se_update, sx in (("first", frozen), ("iteration", None)):
+        obj = TSARO(alpha=alpha, k=k, baseline=base, se_update=se_update, exact_sigmoid=True)
+        obj.gradients(scores, labels, group)
+        grad, _ = obj.gradients(later, labels, group)
+        alphas = ref.saro_alphas(later_model, base.tolist(), alpha, sx=sx)
+        mult = ref.crossing_multiplier(later_model, base.tolist(), idcg, alphas, k)
+        assert_close(grad, ref.lambdamart(labels.tolist(), later.tolist(), group.tolist(),
+                                          mult)[0])
+    assert frozen != ref.sample_sd(ref.risk_x(later_model, base.tolist(), alpha))

@@ -93,7 +93,8 @@ def test_topics_in_natural_order():
 
 @pytest.mark.parametrize("text, message", [
     ("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4\n", r"myrun.txt:2: expected 6 fields"),
-    ("1 Q0 a 1 0.5 r\n\n1 Q0 b 2 high r\n", r"myrun.txt:3: SCORE must be a finite number, got .high."),
+    ("1 Q0 a 1 0.5 r\n\n1 Q0 b 2 high r\n",
+     r"myrun.txt:3: SCORE must be a finite number, got .high."),
     ("1 Q0 a x 0.5 r\n", r"myrun.txt:1: RANK must be an integer"),
     ("1 Q0 a 1 nan r\n", r"myrun.txt:1: SCORE must be a finite number"),
     ("1 Q0 a 1 0.5 r\n2 Q0 a 1 0.5 r\n1 Q0 a 2 0.4 r\n",
