@@ -284,8 +284,14 @@ class _Setup:
     query_index: np.ndarray
     inv_max_dcg: np.ndarray  # 1 / IDCG@T (0 where IDCG@T = 0)
     inv_idcg_k: np.ndarray  # 1 / IDCG@k of the risk measure (0 where 0)
-    raw_labels: object
-    raw_group: object
+    given: tuple  # copies of (labels, group, weight) as given, to recognise the same data
+
+    def matches(self, labels, group, weight) -> bool:
+        """Whether these inputs are the ones the setup was derived from."""
+        return all(
+            (old is None and new is None) or (old is not None and new is not None
+                                              and np.array_equal(old, new))
+            for old, new in zip(self.given, (labels, group, weight)))
 
 
 def _inverse(values: np.ndarray) -> np.ndarray:
@@ -393,9 +399,7 @@ class LambdaMART:
 
     def _setup(self, labels, group, weight) -> _Setup:
         cached = self._setup_cache
-        if (cached is not None and (cached.raw_labels is labels or np.array_equal(
-                cached.raw_labels, labels)) and (cached.raw_group is group or np.array_equal(
-                cached.raw_group, group))):
+        if cached is not None and cached.matches(labels, group, weight):
             return cached
         self._check_params()
         y = check_labels(labels)
@@ -413,7 +417,9 @@ class LambdaMART:
             positions=positions_in_query(g), query_index=np.repeat(np.arange(g.size), g),
             inv_max_dcg=_inverse(metrics.ideal_dcg(y, g, int(self.lambdarank_truncation_level),
                                                    label_gain=table)),
-            inv_idcg_k=np.zeros(g.size), raw_labels=labels, raw_group=group,
+            inv_idcg_k=np.zeros(g.size),
+            given=tuple(None if v is None else np.array(v, copy=True)
+                        for v in (labels, group, weight)),
         )
         self._prepare_risk(setup)
         self._setup_cache = setup

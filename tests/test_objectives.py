@@ -243,3 +243,15 @@ def test_se_update_first_freezes_s_x_after_the_first_call():
         assert_close(grad, ref.lambdamart(labels.tolist(), later.tolist(), group.tolist(),
                                           mult)[0])
     assert frozen != ref.sample_sd(ref.risk_x(later_model, base.tolist(), alpha))
+
+
+def test_new_weights_or_labels_are_not_served_from_the_cache():
+    labels, scores, group, *_ = problem(6)
+    obj = LambdaMART(exact_sigmoid=True)
+    plain = obj.gradients(scores, labels, group)[0]
+    weights = np.full(labels.size, 2.0)
+    assert_close(obj.gradients(scores, labels, group, weights)[0], 2 * plain)
+    changed = labels.copy()
+    changed[np.flatnonzero(labels > 0)[:3]] = 0  # same shape, other values
+    want = ref.lambdamart(changed.tolist(), scores.tolist(), group.tolist())[0]
+    assert_close(obj.gradients(scores, changed, group)[0], want)
