@@ -106,9 +106,7 @@ def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, label_gain=None):
         reference = base.mean(axis=1)
         if measure == "urisk":
             return name, risk.urisk(model, reference, alpha), True
-        x = risk.risk_deltas(model, reference, alpha)
-        if x.size < 2 or np.ptp(x) == 0:
-            return name, 0.0, True
-        return name, risk.trisk(model, reference, alpha).trisk, True
+        result = risk.trisk_if_defined(model, reference, alpha)
+        return name, 0.0 if result is None else result.trisk, True
 
     return feval

@@ -69,11 +69,12 @@ def results_table(config, out) -> pd.DataFrame:
         row["p_vs_lambdamart"] = (np.nan if np.array_equal(m, reference)
                                   else stats.ttest_rel(m, reference).pvalue)
         row["urisk"] = risk.urisk(m, feature, alpha)
-        t = risk.trisk(m, feature, alpha)
-        row["trisk"], row["trisk_p"] = t.trisk, t.p_value
+        t = risk.trisk_if_defined(m, feature, alpha)
+        row["trisk"], row["trisk_p"] = (np.nan, np.nan) if t is None else (t.trisk, t.p_value)
         if learned is not None:
             row["georisk"] = risk.georisk(np.vstack([m, learned]), alpha)[0]
-            row["tstar_risk"] = risk.tstar_risk(m, learned, alpha).trisk
+            t_star = risk.trisk_if_defined(m, learned.mean(axis=0), alpha)
+            row["tstar_risk"] = np.nan if t_star is None else t_star.trisk
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -27,7 +27,7 @@ from lgb_risk._validation import check_alpha, check_choice
 
 __all__ = [
     "risk_deltas", "urisk", "trisk", "tstar_risk", "TRiskResult",
-    "zscores", "zrisk", "georisk", "summary", "risk_table",
+    "trisk_if_defined", "zscores", "zrisk", "georisk", "summary", "risk_table",
 ]
 
 NAN_POLICIES = ("raise", "omit")
@@ -305,7 +305,7 @@ def risk_table(scores: pd.DataFrame, alphas=(0.0, 1.0, 5.0, 10.0), baseline: str
                 b = scores.loc[baseline].to_numpy(dtype=np.float64)
                 own = system == baseline
                 pair = np.vstack([matrix[i], b])
-                result = None if own else _trisk_result_or_none(matrix[i], b, alpha)
+                result = None if own else trisk_if_defined(matrix[i], b, alpha)
                 row.update({
                     "urisk": np.nan if own else urisk(matrix[i], b, alpha),
                     "trisk": np.nan if result is None else result.trisk,
@@ -317,12 +317,15 @@ def risk_table(scores: pd.DataFrame, alphas=(0.0, 1.0, 5.0, 10.0), baseline: str
     return pd.DataFrame(rows)
 
 
-def _trisk_result_or_none(system, baseline, alpha):
-    """TRisk, or None where it is undefined (every x_q equal)."""
+def trisk_if_defined(system, baseline, alpha=1.0) -> TRiskResult | None:
+    """:func:`trisk`, or None where TRisk is undefined (fewer than 2 queries or every x_q equal).
+
+    For tables and training-time monitoring, where one undefined value must not stop the rest.
+    """
     x = risk_deltas(system, baseline, alpha)
     return trisk(system, baseline, alpha) if x.size > 1 and np.ptp(x) > 0 else None
 
 
 def _trisk_or_nan(system, baseline, alpha) -> float:
-    result = _trisk_result_or_none(system, baseline, alpha)
+    result = trisk_if_defined(system, baseline, alpha)
     return np.nan if result is None else result.trisk

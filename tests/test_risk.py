@@ -151,3 +151,10 @@ def test_nan_policy():
 def test_bad_input_is_a_specific_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_trisk_if_defined():
+    s, b = _random_pair(3)
+    assert risk.trisk_if_defined(s, b, 5).trisk == risk.trisk(s, b, 5).trisk
+    assert risk.trisk_if_defined(s, s, 5) is None
+    assert risk.trisk_if_defined(s[:1], b[:1], 5) is None
