@@ -92,8 +92,9 @@ def dcg_of_ranking(ranked_gains, positions, query_index, n_queries, k) -> np.nda
     ``query_index[i]``; ``k`` is a cut-off (int) or None. Summation runs in rank order within each
     query, as LightGBM sums its max DCG.
     """
-    keep = positions < (positions.max() + 1 if k is None else k)
-    w = ranked_gains[keep] * _discounts(int(positions.max()) + 1)[positions[keep]]
+    longest = int(positions.max()) + 1
+    keep = positions < (longest if k is None else k)
+    w = ranked_gains[keep] * _discounts(longest)[positions[keep]]
     return np.bincount(query_index[keep], weights=w, minlength=n_queries)
 
 

@@ -131,12 +131,15 @@ def _georisk_slope(d, misordered, q, geo_q, model, totals, weighted_z, glob, exa
 
 @nb.njit(parallel=True, cache=True)
 def _georisk_marginal_gains(model, totals, weighted_z, glob, exact):
-    """Right-hand ∂GeoRisk/∂M_m(q) of every query (the rescaling constant's ingredients)."""
-    out = np.empty(model.size)
+    """Per query: the model row's GeoRisk as the kernel evaluates it (local or exact), and its
+    right-hand ∂GeoRisk/∂M_m(q) (the rescaling constant's ingredients)."""
+    current = np.empty(model.size)
+    gains = np.empty(model.size)
     for q in nb.prange(model.size):
-        geo_q = _georisk_after(0.0, q, model, totals, weighted_z, glob, exact)
-        out[q] = _georisk_slope(0.0, True, q, geo_q, model, totals, weighted_z, glob, exact)
-    return out
+        current[q] = _georisk_after(0.0, q, model, totals, weighted_z, glob, exact)
+        gains[q] = _georisk_slope(0.0, True, q, current[q], model, totals, weighted_z, glob,
+                                  exact)
+    return current, gains
 
 
 @nb.njit(cache=True)
@@ -156,14 +159,12 @@ def _pair_multiplier(mode, q, delta_m, misordered, alpha_q, model, base, totals,
 @nb.njit(cache=True)
 def _query_lambdas(q, lab, sco, grad, hess, gain_table, discounts, inv, sigmoid, truncation,
                    norm, table, low, high, factor, exact_sigmoid, mode, k, inv_idcg_k, alpha_q,
-                   model, base, totals, weighted_z, glob, exact_geo):
+                   model, base, totals, weighted_z, georisk_now, glob, exact_geo):
     """One query's λ and hessians, by rank position: ``lab``/``sco`` are its labels and scores
     in ranked order, ``grad``/``hess`` (float32, zeroed) receive the sums in LightGBM's order."""
     cnt = lab.size
     use_norm = norm and sco[0] != sco[cnt - 1]
-    geo_q = 0.0
-    if mode == _GEORISK:
-        geo_q = _georisk_after(0.0, q, model, totals, weighted_z, glob, exact_geo)
+    geo_q = georisk_now[q] if mode == _GEORISK else 0.0
     # Multipliers of pairs whose lower document sits at or beyond k depend only on the upper
     # position and the lower label (ΔM = (g_j - g_i) D_k(i) / IDCG@k): cached per i.
     by_label = np.empty(gain_table.size)
@@ -235,7 +236,7 @@ def _query_lambdas(q, lab, sco, grad, hess, gain_table, discounts, inv, sigmoid,
 def _lambdarank_kernel(scores, labels, gain_table, discounts, order, offsets, inv_max_dcg,
                        weights, use_weights, sigmoid, truncation, norm, table, low, high, factor,
                        exact_sigmoid, mode, k, inv_idcg_k, alpha_q, model, base, totals,
-                       weighted_z, glob, exact_geo):
+                       weighted_z, georisk_now, glob, exact_geo):
     """LambdaMART gradients and hessians (float32) of every document, SPEC §3, with the risk
     multiplier of ``mode`` applied to each pair's ΔNDCG before the score-distance division.
 
@@ -256,7 +257,8 @@ def _lambdarank_kernel(scores, labels, gain_table, discounts, order, offsets, in
         h = np.zeros(cnt, np.float32)
         _query_lambdas(q, lab, sco, g, h, gain_table, discounts, inv_max_dcg[q], sigmoid,
                        truncation, norm, table, low, high, factor, exact_sigmoid, mode, k,
-                       inv_idcg_k, alpha_q, model, base, totals, weighted_z, glob, exact_geo)
+                       inv_idcg_k, alpha_q, model, base, totals, weighted_z, georisk_now, glob,
+                       exact_geo)
         for p in range(cnt):
             d = docs[p]
             if use_weights:
@@ -433,10 +435,10 @@ class LambdaMART:
         return 0
 
     def _risk_state(self, scores, order, setup):
-        """Per-query arrays the kernel reads: alpha_q, model, base, totals, weighted_z, glob,
-        exact_geo."""
+        """Per-query arrays the kernel reads: alpha_q, model, base, totals, weighted_z,
+        georisk_now, glob, exact_geo."""
         empty = np.zeros(0)
-        return empty, empty, empty, empty, empty, empty, False
+        return empty, empty, empty, empty, empty, empty, empty, False
 
     def _model_ndcg(self, order, setup) -> np.ndarray:
         """NDCG@k of the current ranking of every training query (0 where IDCG@k = 0)."""
@@ -540,7 +542,8 @@ class UCRO(_RiskSensitive):
     def _risk_state(self, scores, order, setup):
         model = self._model_ndcg(order, setup)
         alpha_q = np.full(model.size, float(self.alpha))
-        return alpha_q, model, self._base[:, 0], np.zeros(0), np.zeros(0), np.zeros(0), False
+        empty = np.zeros(0)
+        return alpha_q, model, self._base[:, 0], empty, empty, empty, empty, False
 
 
 class TSARO(UCRO):
@@ -586,8 +589,8 @@ class TSARO(UCRO):
     def _risk_state(self, scores, order, setup):
         model = self._model_ndcg(order, setup)
         base = self._base[:, 0]
-        return (self._alpha_prime(model, base), model, base, np.zeros(0), np.zeros(0),
-                np.zeros(0), False)
+        empty = np.zeros(0)
+        return self._alpha_prime(model, base), model, base, empty, empty, empty, empty, False
 
 
 class TFARO(TSARO):
@@ -660,7 +663,7 @@ class GeoRisk(_RiskSensitive):
                          1.0])
         totals = matrix.sum(axis=0)
         exact = self.delta == "exact"
-        gains = _georisk_marginal_gains(model, totals, weighted_z, glob, exact)
+        georisk_now, gains = _georisk_marginal_gains(model, totals, weighted_z, glob, exact)
         scale = np.maximum(gains, 0.0).mean()
         glob[5] = scale if scale > 0 else 1.0  # no positive marginal gain: leave unscaled
-        return np.zeros(0), model, np.zeros(0), totals, weighted_z, glob, exact
+        return np.zeros(0), model, np.zeros(0), totals, weighted_z, georisk_now, glob, exact

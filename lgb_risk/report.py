@@ -48,10 +48,13 @@ def collect_results(config, out) -> pd.DataFrame:
     return result
 
 
-def results_table(config, out) -> pd.DataFrame:
-    """The report's numbers, one row per learner and α (see the module docstring)."""
+def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The report's numbers, one row per learner and α (see the module docstring).
+
+    ``results`` is :func:`collect_results`'s table, read here when not given.
+    """
     out = Path(out)
-    results = collect_results(config, out)
+    results = collect_results(config, out) if results is None else results
     main = list(results.index)
     feature = BaselineStore.load(out / "baselines" / "feature.csv").align(main)[:, 0]
     learned_path = out / "baselines" / "learned.csv"
@@ -104,7 +107,8 @@ def _markdown(frame: pd.DataFrame, columns: dict) -> str:
 def write_report(config, out) -> Path:
     """Write report.md, report.csv and (with matplotlib) the figures; returns report.md's path."""
     out = Path(out)
-    table = results_table(config, out)
+    results = collect_results(config, out)
+    table = results_table(config, out, results)
     atomic_write_text(out / "report.csv", table.to_csv(index=False, float_format="%.6f"))
     k = config["evaluation"]["k"]
     alpha = config["report"]["alpha"]
@@ -141,7 +145,7 @@ def write_report(config, out) -> Path:
             "learned_losses": ("Losses", 1), "learned_wins_losses": ("W/L", 2),
             "learned_loss_gt_20": ("Loss>20%", 1), "georisk": (f"GeoRisk(α={alpha:g})", 4),
             "tstar_risk": ("T*Risk", 2)})]
-    figures = _write_figures(config, out, table)
+    figures = _write_figures(config, out, table, results)
     if figures:
         lines += ["", "## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures]
     lines += ["", "p vs LambdaMART: paired t-test of per-query NDCG against plain LambdaMART. "
@@ -153,7 +157,7 @@ def write_report(config, out) -> Path:
     return path
 
 
-def _write_figures(config, out: Path, table: pd.DataFrame) -> list[Path]:
+def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame) -> list[Path]:
     """GeoRisk against α per learner, and per-query TR/TJ bars; none without matplotlib."""
     try:
         import matplotlib
@@ -179,7 +183,6 @@ def _write_figures(config, out: Path, table: pd.DataFrame) -> list[Path]:
     paths.append(_save_figure(fig, out / "georisk_vs_alpha.png"))
     plt.close(fig)
 
-    results = collect_results(config, out)
     learner = config["report"]["learner"] or next(
         (n for n in reversed(list(config["learners"])) if n != "LambdaMART"), "LambdaMART")
     key = (learner, max(config["learners"][learner]))

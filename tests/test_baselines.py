@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from lgb_risk import UCRO, BaselineStore, GeoRisk, metrics
+from lgb_risk import UCRO, BaselineStore, GeoRisk
 from tests import naive
 from tests.conftest import random_problem, split_queries
 
@@ -102,4 +102,3 @@ def test_objectives_take_a_store_with_query_ids():
     with pytest.raises(ValueError, match="no value for 1 of"):
         GeoRisk(alpha=3, baselines=two, query_ids=np.r_[qids[:-1], 999]).gradients(
             X[:, 1], labels, group)
-    assert metrics.ndcg(labels, X[:, 0], group).shape == (group.size,)

@@ -134,7 +134,7 @@ def test_alpha_zero_reproduces_lambdamart_exactly(seed):
 def test_georisk_local_multipliers_correlate_with_exact():
     """Multipliers of every pair of random queries, local update against exact recomputation."""
     from lgb_risk._ranking import rank_by_score
-    from lgb_risk.objectives import _GEORISK, _georisk_after
+    from lgb_risk.objectives import _GEORISK
 
     rng = np.random.default_rng(0)
     k = 10
@@ -155,11 +155,10 @@ def test_georisk_local_multipliers_correlate_with_exact():
         obj.gradients(scores, labels, group)
         setup = obj._setup_cache
         state = obj._risk_state(scores, rank_by_score(scores, setup.labels, setup.offsets), setup)
-        alpha_q, model_q, base, totals, weighted_z, glob, exact = state
+        alpha_q, model_q, base, totals, weighted_z, georisk_now, glob, exact = state
         values[delta] = [
             _pair_multiplier(_GEORISK, q, d, mis, alpha_q, model_q, base, totals, weighted_z, glob,
-                             _georisk_after(0.0, q, model_q, totals, weighted_z, glob, exact),
-                             exact)
+                             georisk_now[q], exact)
             for q, d, mis in pairs]
     assert len(pairs) > 5000
     r = np.corrcoef(values["local"], values["exact"])[0, 1]
