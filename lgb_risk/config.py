@@ -37,6 +37,12 @@ A configuration has these tables (every key optional unless marked; defaults in 
     early_stopping = 20                   # rounds without validation NDCG@k gain
     num_threads = 1                       # LightGBM threads per unit of work
 
+    [objective]                           # objective parameters, for every learner that
+    lambdarank_norm = true                # takes them (LambdaMART included); the classes'
+    norm_includes_risk = false            # defaults apply to the keys not given. Allowed:
+    se_update = "first"                   # OBJECTIVE_PARAMETERS
+    delta = "local"
+
     [lightgbm]                            # passed to lightgbm.train as they are
     learning_rate = 0.1
 
@@ -50,15 +56,38 @@ A wrong or unknown key is refused with its name and the allowed keys or values.
 from __future__ import annotations
 
 import copy
+import inspect
 import sys
 from pathlib import Path
+
+from lgb_risk.objectives import OBJECTIVES
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-LEARNERS = ("LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk")
+LEARNERS = tuple(OBJECTIVES)
+# Set by the runner for each unit (α, k, baselines, query ids) or fixed by the protocol (gains
+# are 2**l - 1, as in the baselines' and the report's NDCG): not configurable in [objective].
+_RUNNER_SET = ("alpha", "k", "baseline", "baselines", "query_ids", "label_gain")
+
+
+def _parameters_of(cls) -> list[str]:
+    return [name for name in inspect.signature(cls).parameters if name not in _RUNNER_SET]
+
+
+def _objective_parameters() -> dict[str, list[str]]:
+    table = {}
+    for name, cls in OBJECTIVES.items():
+        for key in _parameters_of(cls):
+            table.setdefault(key, []).append(name)
+    return table
+
+
+#: Keys of the [objective] table, each with the learners that take it.
+OBJECTIVE_PARAMETERS = _objective_parameters()
+
 LEARNED_BASELINES = ("lambdamart", "gbrt", "coordinate_ascent", "ridge")
 
 DEFAULTS = {
@@ -70,6 +99,7 @@ DEFAULTS = {
     "baselines": {"feature": 1, "feature_name": "bm25", "learned": list(LEARNED_BASELINES)},
     "learners": {"LambdaMART": [0.0]},
     "training": {"rounds": 500, "early_stopping": 20, "num_threads": 1},
+    "objective": {},
     "lightgbm": {},
     "report": {"alpha": 5.0, "learner": None},
 }
@@ -103,7 +133,7 @@ def validate(raw: dict) -> dict:
             continue
         if not isinstance(value, dict):
             _fail(key, f"expected a table [{key}], got {value!r}")
-        if key in ("lightgbm", "learners"):
+        if key in ("lightgbm", "learners", "objective"):
             config[key] = dict(value)
             continue
         for sub, v in value.items():
@@ -158,7 +188,8 @@ def validate(raw: dict) -> dict:
         learners[name] = [float(a) for a in alphas]
     if "LambdaMART" not in learners:
         _fail("learners", "LambdaMART is needed: the report tests every learner against it")
-    needs_learned = {"TStarFARO", "GeoRisk"} & set(learners)
+    needs_learned = {name for name in learners
+                     if OBJECTIVES[name].baseline_parameter == "baselines"}
     if needs_learned and not learned:
         _fail("baselines.learned", f"{', '.join(sorted(needs_learned))} need learned baselines")
 
@@ -166,15 +197,43 @@ def validate(raw: dict) -> dict:
     _number(train["rounds"], "training.rounds", minimum=1, integer=True)
     _number(train["early_stopping"], "training.early_stopping", minimum=1, integer=True)
     _number(train["num_threads"], "training.num_threads", minimum=1, integer=True)
-    for reserved in ("objective", "metric", "num_threads", "deterministic", "verbose"):
-        if reserved in config["lightgbm"]:
-            _fail(f"lightgbm.{reserved}", "set by the runner; not allowed here")
+    _check_objective_parameters(config["objective"], learners)
+    for key in config["lightgbm"]:
+        if key in ("objective", "metric", "num_threads", "deterministic", "verbose",
+                   "label_gain"):
+            _fail(f"lightgbm.{key}", "set by the runner; not allowed here")
+        if key in OBJECTIVE_PARAMETERS:
+            _fail(f"lightgbm.{key}", "an objective parameter, which LightGBM ignores with a "
+                                     "custom objective: set it in [objective]")
     report = config["report"]
     _number(report["alpha"], "report.alpha", minimum=0)
     if report["learner"] is not None and report["learner"] not in learners:
         _fail("report.learner", f"expected one of the configured learners "
                                 f"({', '.join(learners)}), got {report['learner']!r}")
     return config
+
+
+def objective_parameters(config, learner: str) -> dict:
+    """The [objective] parameters that ``learner``'s class takes."""
+    accepted = _parameters_of(OBJECTIVES[learner])
+    return {key: value for key, value in config["objective"].items() if key in accepted}
+
+
+def _check_objective_parameters(table: dict, learners) -> None:
+    for key in table:
+        if key not in OBJECTIVE_PARAMETERS:
+            _fail(f"objective.{key}", f"unknown key; allowed: {', '.join(OBJECTIVE_PARAMETERS)}")
+        takers = OBJECTIVE_PARAMETERS[key]
+        if not set(takers) & set(learners):
+            _fail(f"objective.{key}", f"taken by {', '.join(takers)}, none of which is among "
+                                      "the configured learners")
+    for name in learners:
+        accepted = _parameters_of(OBJECTIVES[name])
+        params = {key: value for key, value in table.items() if key in accepted}
+        try:
+            OBJECTIVES[name](**params).validate_params()
+        except ValueError as exc:
+            _fail("objective", f"{exc} (for {name})")
 
 
 def load_config(path=None) -> dict:

@@ -33,16 +33,14 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from lgb_risk import feval, metrics, objectives, synthetic
+from lgb_risk import feval, metrics, synthetic
 from lgb_risk._io import atomic_write_text
 from lgb_risk.baselines import BaselineStore
+from lgb_risk.config import objective_parameters
 from lgb_risk.data import LetorData, load_letor
+from lgb_risk.objectives import OBJECTIVES
 
 __all__ = ["load_dataset", "make_split", "run_experiment", "Unit"]
-
-SINGLE_BASELINE = ("UCRO", "TSARO", "TFARO")
-MULTI_BASELINE = ("TStarFARO", "GeoRisk")
-
 
 # ----------------------------------------------------------------------------------------------
 # Data and split
@@ -247,14 +245,16 @@ def all_units(config) -> list[Unit]:
 
 
 def make_objective(unit: Unit, config, train_ids, stores):
+    """The unit's objective: [objective] parameters; one baseline (the feature baseline) or
+    several (the learned baselines) as the learner takes them."""
     feature, learned = stores
-    k = config["evaluation"]["k"]
-    cls = getattr(objectives, unit.learner)
-    if unit.learner == "LambdaMART":
-        return cls()
-    if unit.learner in SINGLE_BASELINE:
-        return cls(alpha=unit.alpha, k=k, baseline=feature, query_ids=train_ids)
-    return cls(alpha=unit.alpha, k=k, baselines=learned, query_ids=train_ids)
+    cls = OBJECTIVES[unit.learner]
+    params = objective_parameters(config, unit.learner)
+    if cls.baseline_parameter is None:
+        return cls(**params)
+    store = feature if cls.baseline_parameter == "baseline" else learned
+    return cls(alpha=unit.alpha, k=config["evaluation"]["k"], query_ids=train_ids,
+               **{cls.baseline_parameter: store}, **params)
 
 
 def run_unit(unit: Unit, config, data: LetorData, split: dict, stores, out: Path) -> float:

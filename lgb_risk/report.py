@@ -20,6 +20,7 @@ from scipy import stats
 from lgb_risk import risk
 from lgb_risk._io import atomic_write, atomic_write_text, read_exact_csv
 from lgb_risk.baselines import BaselineStore
+from lgb_risk.objectives import OBJECTIVES
 
 __all__ = ["collect_results", "results_table", "write_report"]
 
@@ -64,7 +65,7 @@ def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFr
     rows = []
     for (learner, a), values in results.items():
         m = values.to_numpy()
-        row = {"learner": learner, "alpha": a, "ndcg": m.mean()}
+        row = {"learner": OBJECTIVES[learner].paper_name, "alpha": a, "ndcg": m.mean()}
         row.update({f"bm25_{k}": v for k, v in risk.summary(m, feature).items() if k != "mean"})
         if learned is not None:
             row.update({f"learned_{k}": v for k, v in risk.summary(m, learned).items()
@@ -123,6 +124,10 @@ def write_report(config, out) -> Path:
         f"{len(split['heldout_train']) + len(split['heldout_valid'])} held out for the learned "
         f"baselines. NDCG@{k}. Risk measures at α = {alpha:g}.",
         "",
+        "Objective parameters: " + (", ".join(f"{key} = {value!r}" for key, value in
+                                              config["objective"].items())
+                                    or "the objectives' defaults") + ".",
+        "",
         f"Baselines, mean NDCG@{k}: {base} {feature.align(main).mean():.4f}",
     ]
     learned_path = out / "baselines" / "learned.csv"
@@ -171,7 +176,7 @@ def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame
     column = "georisk" if "georisk" in table else "urisk"
     fig, ax = plt.subplots(figsize=(6, 4))
     for learner, rows in table.groupby("learner", sort=False):
-        if learner == "LambdaMART":
+        if learner == OBJECTIVES["LambdaMART"].paper_name:
             ax.axhline(rows[column].iloc[0], color="black", linestyle="--", label=learner)
         else:
             ax.plot(rows["alpha"], rows[column], marker="o", label=learner)
@@ -198,8 +203,8 @@ def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame
         ax.axhline(level, color="grey", linestyle=":")
     ax.set_xlabel("queries, sorted by TR_q")
     ax.set_ylabel(f"TR_q, TJ_q (α = {alpha:g})")
-    ax.set_title(f"{key[0]} α={key[1]:g} against {config['baselines']['feature_name']}: "
-                 f"TRisk {t.trisk:.2f}")
+    ax.set_title(f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g} against "
+                 f"{config['baselines']['feature_name']}: TRisk {t.trisk:.2f}")
     ax.legend(fontsize=8)
     fig.tight_layout()
     paths.append(_save_figure(fig, out / "tr_tj_per_query.png"))

@@ -41,8 +41,11 @@ def slope(F, m, dm, misordered):
 
 
 def lambdamart(labels, scores, group, multiplier=None, sigmoid=1.0, T=30, norm=True,
-               weights=None):
-    """Gradients and hessians; ``multiplier(q, i, j, li, lj)`` gives a pair's m (default 1)."""
+               weights=None, norm_includes_risk=False):
+    """Gradients and hessians; ``multiplier(q, i, j, li, lj)`` gives a pair's m (default 1).
+
+    The query's normaliser log2(1 + Σ)/Σ sums the pairs without m, unless
+    ``norm_includes_risk`` (then with m)."""
     grad = [0.0] * len(labels)
     hess = [0.0] * len(labels)
     start = 0
@@ -65,18 +68,17 @@ def lambdamart(labels, scores, group, multiplier=None, sigmoid=1.0, T=30, norm=T
                 hi_, lo_ = (a, b) if labels[a] > labels[b] else (b, a)
                 dndcg = (abs((2 ** labels[hi_] - 1) - (2 ** labels[lo_] - 1))
                          * abs(disc(i) - disc(j)) / ideal)
-                if multiplier is not None:
-                    dndcg *= multiplier(q, i, j, labels[a], labels[b])
+                m = 1.0 if multiplier is None else multiplier(q, i, j, labels[a], labels[b])
                 ds = scores[hi_] - scores[lo_]
                 if norm and best != worst:
                     dndcg /= 0.01 + abs(ds)
                 rho = 1.0 / (1.0 + math.exp(sigmoid * ds))
-                lam = -sigmoid * rho * dndcg
+                lam = -sigmoid * rho * dndcg * m
                 g[hi_] += lam
                 g[lo_] -= lam
-                h[hi_] += sigmoid ** 2 * rho * (1 - rho) * dndcg
-                h[lo_] += sigmoid ** 2 * rho * (1 - rho) * dndcg
-                total += 2 * sigmoid * rho * dndcg
+                h[hi_] += sigmoid ** 2 * rho * (1 - rho) * dndcg * m
+                h[lo_] += sigmoid ** 2 * rho * (1 - rho) * dndcg * m
+                total += 2 * sigmoid * rho * dndcg * (m if norm_includes_risk else 1.0)
         factor = math.log2(1 + total) / total if norm and total > 0 else 1.0
         for d in idx:
             w = 1.0 if weights is None else weights[d]

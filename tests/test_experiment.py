@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from lgb_risk.config import load_config, validate
-from lgb_risk.experiment import fold_queries, make_split, run_experiment
+from lgb_risk.experiment import Unit, fold_queries, make_objective, make_split, run_experiment
+from lgb_risk.objectives import OBJECTIVES
 from tests.conftest import SHARED_DATA
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,6 +112,17 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
     ("[training]\nround = 5\n", "training.round: unknown key; allowed: rounds, early_stopping"),
     ("colour = 'red'\n", "colour: unknown key; allowed: name, data"),
     ("[lightgbm]\nobjective = 'lambdarank'\n", "lightgbm.objective: set by the runner"),
+    ("[lightgbm]\nlambdarank_norm = false\n",
+     "lightgbm.lambdarank_norm: an objective parameter.*set it in \\[objective\\]"),
+    ("[objective]\nnorm = false\n",
+     "objective.norm: unknown key; allowed: sigmoid, lambdarank_truncation_level, "
+     "lambdarank_norm, exact_sigmoid, norm_includes_risk, se_update, delta"),
+    ("[objective]\nalpha = 3\n", "objective.alpha: unknown key"),
+    ("[objective]\nse_update = 'once'\n[learners]\nLambdaMART = [0]\nTFARO = [1]\n",
+     "se_update must be one of .* got 'once' \\(for TFARO\\)"),
+    ("[objective]\ndelta = 'exact'\n", "objective.delta: taken by GeoRisk, none of which is"),
+    ("[objective]\nlambdarank_norm = 'no'\n",
+     "lambdarank_norm must be True or False, got 'no' \\(for LambdaMART\\)"),
 ])
 def test_bad_configuration_is_refused_before_training(tmp_path, text, message):
     out = tmp_path / "out"
@@ -130,7 +142,7 @@ def test_shipped_configurations_are_valid():
 
 @pytest.mark.shared_data
 def test_mq2008_experiment_reproduces_the_committed_results(tmp_path):
-    """The full protocol on the real MQ2008 data (784 queries, every learner at α = 1, 5)."""
+    """The full protocol on the real MQ2008 data (784 queries, every learner at α = 1, 5, 10)."""
     import pandas as pd
 
     from tests.conftest import shared_file
@@ -140,8 +152,8 @@ def test_mq2008_experiment_reproduces_the_committed_results(tmp_path):
     run_experiment(config, tmp_path / "mq2008", jobs=2, stream=open(os.devnull, "w"))
     got = pd.read_csv(tmp_path / "mq2008" / "report.csv")
     committed = pd.read_csv(ROOT / "experiments" / "results" / "mq2008.csv")
-    assert len(got) == 11 and set(got["learner"]) == {"LambdaMART", "UCRO", "TSARO", "TFARO",
-                                                       "TStarFARO", "GeoRisk"}
+    assert len(got) == 16 and set(got["learner"]) == {"LambdaMART", "U-CRO", "T-SARO", "T-FARO",
+                                                       "T*-FARO", "GeoRisk"}
     pd.testing.assert_frame_equal(got, committed, rtol=1e-9, atol=1e-12)
 
 
@@ -177,7 +189,7 @@ def test_report_numbers_match_a_recomputation_from_the_unit_files(small_run):
         ndcg = pd.concat(frames).set_index("query_id")["ndcg"]
         assert sorted(ndcg.index) == sorted(main)  # every main query tested exactly once
         b = bm25.loc[ndcg.index]
-        row = report[report["learner"] == learner].iloc[0]
+        row = report[report["learner"] == OBJECTIVES[learner].paper_name].iloc[0]
         assert row["ndcg"] == pytest.approx(ndcg.mean(), abs=1e-6)
         assert row["bm25_wins"] == sum(ndcg > b) and row["bm25_losses"] == sum(ndcg < b)
         assert row["bm25_loss_gt_20"] == sum((b > 0) & (ndcg < 0.8 * b))
@@ -187,7 +199,7 @@ def test_report_numbers_match_a_recomputation_from_the_unit_files(small_run):
                                                            abs=1e-6)
         x = np.where(ndcg >= b, ndcg - b, 6 * (ndcg - b))  # report α = 5
         assert row["urisk"] == pytest.approx(x.mean(), abs=1e-6)
-    assert (out / "report.md").read_text().count("| UCRO | 2 |") == 2
+    assert (out / "report.md").read_text().count("| U-CRO | 2 |") == 2
 
 
 def test_split_and_baselines_stages_alone(tmp_path):
@@ -201,3 +213,19 @@ def test_split_and_baselines_stages_alone(tmp_path):
     learned = (out / "baselines" / "learned.csv").read_text().splitlines()
     assert learned[0] == "query_id,ridge,coordinate_ascent"
     assert not any((out / "units").iterdir())
+
+
+def test_objective_parameters_reach_every_learner_that_takes_them():
+    config = validate({
+        "learners": {"LambdaMART": [0], "UCRO": [1], "TFARO": [1], "GeoRisk": [1]},
+        "objective": {"lambdarank_norm": False, "norm_includes_risk": True,
+                      "se_update": "iteration", "delta": "exact", "sigmoid": 2.0}})
+    stores = ("feature store", "learned store")
+    built = {name: make_objective(Unit(0, name, 1.0), config, ["q1"], stores)
+             for name in config["learners"]}
+    assert all(obj.lambdarank_norm is False and obj.sigmoid == 2.0 for obj in built.values())
+    assert not hasattr(built["LambdaMART"], "norm_includes_risk")
+    assert built["UCRO"].norm_includes_risk and built["UCRO"].baseline == "feature store"
+    assert built["TFARO"].se_update == "iteration" and not hasattr(built["UCRO"], "se_update")
+    assert built["GeoRisk"].delta == "exact" and built["GeoRisk"].baselines == "learned store"
+    assert built["GeoRisk"].alpha == 1.0 and built["GeoRisk"].query_ids == ["q1"]

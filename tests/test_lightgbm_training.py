@@ -6,7 +6,7 @@ import lightgbm as lgb
 import numpy as np
 import pytest
 
-from lgb_risk import UCRO, BaselineStore, LambdaMART, feval, metrics
+from lgb_risk import TFARO, UCRO, BaselineStore, LambdaMART, feval, metrics, risk
 from lgb_risk.data import load_letor
 from tests.conftest import shared_file
 
@@ -60,7 +60,8 @@ def test_lambdamart_native_equivalence_with_weights_and_params():
 
 def test_ucro_losses_against_bm25_do_not_grow_with_alpha():
     """MQ2008 Fold 1, BM25 (feature 25) as baseline: training queries whose NDCG@10 falls
-    below BM25's after 100 rounds, for α = 0, 1, 5, 10 (measured: 16, 12, 12, 11)."""
+    below BM25's after 100 rounds, for α = 0, 1, 5, 10 (measured: 16, 10, 2, 2; with the
+    former placement of the multiplier inside the normaliser's Σ: 16, 12, 12, 11)."""
     train, _ = _mq2008()
     store = BaselineStore.from_feature(train.X, train.y, train.group, train.query_ids,
                                        feature=25, name="bm25")
@@ -74,6 +75,7 @@ def test_ucro_losses_against_bm25_do_not_grow_with_alpha():
     print("U-CRO training queries below BM25 for alpha 0, 1, 5, 10:", below)
     assert below[0] > 0
     assert all(later <= earlier for earlier, later in zip(below, below[1:])), below
+    assert below[2] <= below[0] // 2, below  # the emphasis reaches the trees
 
 
 def test_feval_early_stopping_with_per_set_baselines():
@@ -102,3 +104,38 @@ def test_feval_early_stopping_with_per_set_baselines():
     assert evals["test"]["ndcg@10"][best] == pytest.approx(ndcg.mean(), abs=1e-12)
     x = np.where(ndcg >= bm25, ndcg - bm25, 6 * (ndcg - bm25))
     assert evals["test"]["urisk@10[a=5]"][best] == pytest.approx(x.mean(), abs=1e-12)
+
+
+def test_tfaro_scales_each_querys_gradients_by_one_plus_alpha_prime_on_mq2008():
+    """Under T-FARO each query's Σ|λ| is (1 + α'_q) times LambdaMART's, in every iteration
+    tested (the scores of a native lambdarank model after 0, 1, 10 and 50 trees), with
+    α'_q = α (1 − Φ(x_q / s_x)) recomputed here and s_x kept from after the first tree."""
+    from scipy import stats
+
+    train, _ = _mq2008()
+    store = BaselineStore.from_feature(train.X, train.y, train.group, train.query_ids,
+                                       feature=25, name="bm25")
+    bm25 = store.align(train.query_ids)[:, 0]
+    booster = _train("lambdarank", train.X, train.y, train.group, rounds=50)
+    alpha = 5.0
+    objective = TFARO(alpha=alpha, baseline=store, query_ids=train.query_ids)
+    query = np.repeat(np.arange(train.group.size), train.group)
+
+    def mass(grad):
+        return np.bincount(query, weights=np.abs(grad.astype(np.float64)),
+                           minlength=train.group.size)
+
+    s_x = {}
+    for trees in (0, 1, 10, 50):
+        scores = (np.zeros(train.y.size) if trees == 0
+                  else booster.predict(train.X, num_iteration=trees, raw_score=True))
+        x = risk.risk_deltas(metrics.ndcg(train.y, scores, train.group, 10), bm25, alpha)
+        s_x[trees] = x.std(ddof=1)
+        alpha_prime = alpha * (1 - stats.norm.cdf(x / s_x[min(trees, 1)]))
+        plain = mass(LambdaMART().gradients(scores, train.y, train.group)[0])
+        risky = mass(objective.gradients(scores, train.y, train.group)[0])
+        moved = plain > 0
+        assert moved.sum() > 300  # of 471: the others have no relevant document
+        np.testing.assert_allclose(risky[moved] / plain[moved], 1 + alpha_prime[moved],
+                                   rtol=2e-5, err_msg=f"after {trees} trees")
+    assert len(set(s_x.values())) == 4  # s_x does change: keeping it is a choice

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from lgb_risk import TFARO, TSARO, UCRO, GeoRisk, LambdaMART, TStarFARO
-from lgb_risk.objectives import _pair_multiplier
 from tests import naive_objectives as ref
 from tests.conftest import random_problem
 
@@ -131,38 +130,108 @@ def test_alpha_zero_reproduces_lambdamart_exactly(seed):
         assert np.array_equal(grad, plain[0]) and np.array_equal(hess, plain[1]), obj
 
 
-def test_georisk_local_multipliers_correlate_with_exact():
-    """Multipliers of every pair of random queries, local update against exact recomputation."""
-    from lgb_risk._ranking import rank_by_score
-    from lgb_risk.objectives import _GEORISK
+def _reference_multiplier(cls, alpha, k, model, idcg, base, others):
+    """The naive reference's pair multiplier of each objective class (fresh state)."""
+    if cls is UCRO:
+        return ref.crossing_multiplier(model, base.tolist(), idcg, [alpha] * len(model), k)
+    if cls is GeoRisk:
+        return ref.georisk_multiplier(model, others.T.tolist(), idcg, alpha, k)
+    baseline = others.mean(axis=1) if cls is TStarFARO else base
+    alphas = ref.saro_alphas(model, baseline.tolist(), alpha)
+    if cls is TSARO:
+        return ref.crossing_multiplier(model, baseline.tolist(), idcg, alphas, k)
+    return lambda q, i, j, li, lj: 1 + alphas[q]
 
+
+def _objective(cls, alpha, k, base, others, **params):
+    given = {"baselines": others} if cls.baseline_parameter == "baselines" else {
+        "baseline": base}
+    return cls(alpha=alpha, k=k, exact_sigmoid=True, **given, **params)
+
+
+RISK_CLASSES = [UCRO, TSARO, TFARO, TStarFARO, GeoRisk]
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("cls", RISK_CLASSES)
+@pytest.mark.parametrize("params", [{"norm_includes_risk": True},
+                                    {"lambdarank_norm": False},
+                                    {"lambdarank_norm": False, "norm_includes_risk": True}])
+def test_every_placement_and_normalisation_matches_naive_reference(seed, cls, params):
+    """The former placement (Σ of log2(1 + Σ)/Σ over the multiplied pairs) and Jforests'
+    setting (no per-query normalisation) against the reference, for every risk objective."""
+    alpha, k = 3.0, 3
+    labels, scores, group, model, idcg, base, others = problem(seed, k=k)
+    grad, hess = _objective(cls, alpha, k, base, others, **params).gradients(
+        scores, labels, group)
+    want = ref.lambdamart(labels.tolist(), scores.tolist(), group.tolist(),
+                          _reference_multiplier(cls, alpha, k, model, idcg, base, others),
+                          norm=params.get("lambdarank_norm", True),
+                          norm_includes_risk=params.get("norm_includes_risk", False))
+    assert_close(grad, want[0])
+    assert_close(hess, want[1])
+
+
+@pytest.mark.parametrize("cls", [TFARO, TStarFARO])
+def test_faro_scales_each_query_by_one_plus_alpha_prime(cls):
+    """Default placement: each query's Σ|λ| is (1 + α'_q) times LambdaMART's; with the former
+    placement much less of that reaches the query."""
+    alpha, k = 5.0, 10
+    labels, scores, group, model, _, base, others = problem(4, k=k, n_queries=60, max_docs=30)
+    baseline = others.mean(axis=1) if cls is TStarFARO else base
+    alphas = np.array(ref.saro_alphas(model, baseline.tolist(), alpha))
+    query = np.repeat(np.arange(group.size), group)
+
+    def mass(grad):
+        return np.bincount(query, weights=np.abs(grad.astype(np.float64)),
+                           minlength=group.size)
+
+    plain = mass(LambdaMART().gradients(scores, labels, group)[0])
+    moved = plain > 0
+    ratios = {}
+    for former in (False, True):
+        obj = _objective(cls, alpha, k, base, others, norm_includes_risk=former)
+        obj.exact_sigmoid = False
+        ratios[former] = mass(obj.gradients(scores, labels, group)[0])[moved] / plain[moved]
+    np.testing.assert_allclose(ratios[False], 1 + alphas[moved], rtol=1e-5)
+    share = (ratios[True] - 1).sum() / alphas[moved].sum()
+    assert share < 0.5, share
+
+
+@pytest.mark.parametrize("params", [{}, {"norm_includes_risk": True},
+                                    {"lambdarank_norm": False}])
+def test_alpha_zero_is_lambdamart_bit_for_bit_in_every_setting(params):
+    labels, scores, group, _, _, base, others = problem(7, k=3, tie_levels=5)
+    lambdamart_params = {"lambdarank_norm": params.get("lambdarank_norm", True)}
+    plain = LambdaMART(**lambdamart_params).gradients(scores, labels, group)
+    for cls in (UCRO, TSARO, TFARO, TStarFARO):
+        obj = _objective(cls, 0.0, 3, base, others, **params)
+        obj.exact_sigmoid = False
+        grad, hess = obj.gradients(scores, labels, group)
+        assert np.array_equal(grad, plain[0]) and np.array_equal(hess, plain[1]), cls
+
+
+def test_georisk_local_multipliers_correlate_with_exact_recomputation():
+    """[GEO]'s local update of ΔGeoRisk against recomputing every z, pair by pair through the
+    public gradients: with truncation level 1 the only pairs are (top document, j), so the
+    document at position j ≥ 1 gets exactly one pair's λ, and its gradient divided by
+    LambdaMART's is that pair's multiplier."""
     rng = np.random.default_rng(0)
     k = 10
-    labels, scores, group, model, idcg, *_ = problem(1, k=k, n_queries=100, max_docs=40)
-    others = np.clip(np.array(model)[:, None] + rng.normal(0, 0.2, (100, 4)), 0, 1)
-    pairs = []
-    start = 0
-    for q, n in enumerate(group):
-        ranked = ref.ranked_positions_labels(labels[start:start + n].tolist(),
-                                             scores[start:start + n].tolist())
-        start += n
-        pairs += [(q, ref.delta_m(ranked[i], ranked[j], i, j, k, idcg[q]), ranked[j] > ranked[i])
-                  for i in range(min(30, n - 1)) for j in range(i + 1, n)
-                  if ranked[i] != ranked[j]]
-    values = {}
-    for delta in ("local", "exact"):
-        obj = GeoRisk(alpha=5, k=k, baselines=others, delta=delta)
-        obj.gradients(scores, labels, group)
-        setup = obj._setup_cache
-        state = obj._risk_state(scores, rank_by_score(scores, setup.labels, setup.offsets), setup)
-        alpha_q, model_q, base, totals, weighted_z, georisk_now, glob, exact = state
-        values[delta] = [
-            _pair_multiplier(_GEORISK, q, d, mis, alpha_q, model_q, base, totals, weighted_z, glob,
-                             georisk_now[q], exact)
-            for q, d, mis in pairs]
-    assert len(pairs) > 5000
-    r = np.corrcoef(values["local"], values["exact"])[0, 1]
-    print(f"GeoRisk local vs exact multipliers: r = {r:.6f} over {len(pairs)} pairs")
+    labels, scores, group, model, *_ = problem(1, k=k, n_queries=200, max_docs=40)
+    others = np.clip(np.array(model)[:, None] + rng.normal(0, 0.2, (200, 4)), 0, 1)
+    plain = LambdaMART(lambdarank_truncation_level=1).gradients(scores, labels, group)[0]
+    position = np.concatenate([np.argsort(np.argsort(-np.array(s), kind="stable"))
+                               for _, s in ref.split_queries(labels.tolist(), scores.tolist(),
+                                                             group.tolist())])
+    single_pair = (position > 0) & (plain != 0)  # documents below the top, in a pair
+    multipliers = {
+        delta: GeoRisk(alpha=5, k=k, baselines=others, delta=delta, lambdarank_truncation_level=1
+                       ).gradients(scores, labels, group)[0][single_pair] / plain[single_pair]
+        for delta in ("local", "exact")}
+    assert single_pair.sum() > 2000
+    r = np.corrcoef(multipliers["local"], multipliers["exact"])[0, 1]
+    print(f"GeoRisk local vs exact multipliers: r = {r:.6f} over {single_pair.sum()} pairs")
     assert r >= 0.999, r
 
 
@@ -177,7 +246,22 @@ def _dataset(labels, group, **kwargs):
     (lambda d, n: UCRO(alpha=-1, baseline=np.zeros(n))(np.zeros(d), _ds()), "alpha must be"),
     (lambda d, n: UCRO(alpha=1)(np.zeros(d), _ds()), "needs baseline="),
     (lambda d, n: UCRO(alpha=1, baselines=np.zeros((n, 2)))(np.zeros(d), _ds()),
-     "takes baseline=, not baselines="),
+     "unexpected keyword argument 'baselines'"),
+    (lambda d, n: UCRO(alpha=1, baseline=np.zeros((n, 2)))(np.zeros(d), _ds()),
+     "takes one baseline, got 2 systems"),
+    (lambda d, n: UCRO(alpha="5", baseline=np.zeros(n))(np.zeros(d), _ds()),
+     "alpha must be a number >= 0, got '5'"),
+    (lambda d, n: TFARO(alpha=True, baseline=np.zeros(n))(np.zeros(d), _ds()),
+     "alpha must be a number >= 0, got True"),
+    (lambda d, n: TSARO(alpha=1, baseline=np.zeros(n), se_update="once")(np.zeros(d), _ds()),
+     "se_update must be one of"),
+    (lambda d, n: UCRO(alpha=1, baseline=np.zeros(n), norm_includes_risk="no")(np.zeros(d),
+                                                                              _ds()),
+     "norm_includes_risk must be True or False"),
+    (lambda d, n: LambdaMART(lambdarank_norm=0)(np.zeros(d), _ds()),
+     "lambdarank_norm must be True or False"),
+    (lambda d, n: UCRO(alpha=1, k=0, baseline=np.zeros(n))(np.zeros(d), _ds()),
+     "k must be a whole number >= 1"),
     (lambda d, n: GeoRisk(alpha=1, baselines=np.zeros(n), delta="fast")(np.zeros(d), _ds()),
      "delta must be one of"),
     (lambda d, n: UCRO(alpha=1, baseline=np.full(n, np.nan))(np.zeros(d), _ds()),
@@ -227,21 +311,36 @@ def test_a_query_longer_than_lightgbms_10000_limit_is_handled():
     assert_close(hess, want[1])
 
 
-def test_se_update_first_freezes_s_x_after_the_first_call():
+def test_se_update_first_keeps_s_x_from_after_the_first_tree():
+    """[TR] §6.3: s_x is computed after the first boosting iteration and kept. Calls: the
+    initial scores (s_x of that model), after the first tree (s_x taken and frozen), later
+    (frozen); training again from the initial scores starts over."""
     alpha, k = 5.0, 3
-    labels, scores, group, model, idcg, base, _ = problem(2, k=k)
-    later = scores + np.random.default_rng(9).normal(0, 1.0, scores.size)
-    later_model, _ = ref.risk_context(labels.tolist(), later.tolist(), group.tolist(), k)
-    frozen = ref.sample_sd(ref.risk_x(model, base.tolist(), alpha))
-    for se_update, sx in (("first", frozen), ("iteration", None)):
-        obj = TSARO(alpha=alpha, k=k, baseline=base, se_update=se_update, exact_sigmoid=True)
-        obj.gradients(scores, labels, group)
-        grad, _ = obj.gradients(later, labels, group)
-        alphas = ref.saro_alphas(later_model, base.tolist(), alpha, sx=sx)
-        mult = ref.crossing_multiplier(later_model, base.tolist(), idcg, alphas, k)
-        assert_close(grad, ref.lambdamart(labels.tolist(), later.tolist(), group.tolist(),
-                                          mult)[0])
-    assert frozen != ref.sample_sd(ref.risk_x(later_model, base.tolist(), alpha))
+    labels, initial, group, _, idcg, base, _ = problem(2, k=k)
+    rng = np.random.default_rng(9)
+    after_first = initial + rng.normal(0, 1.0, initial.size)
+    later = after_first + rng.normal(0, 1.0, initial.size)
+
+    def sx_of(scores):
+        model, _ = ref.risk_context(labels.tolist(), scores.tolist(), group.tolist(), k)
+        return ref.sample_sd(ref.risk_x(model, base.tolist(), alpha))
+
+    def expected(scores, sx):
+        model, _ = ref.risk_context(labels.tolist(), scores.tolist(), group.tolist(), k)
+        alphas = ref.saro_alphas(model, base.tolist(), alpha, sx=sx)
+        mult = ref.crossing_multiplier(model, base.tolist(), idcg, alphas, k)
+        return ref.lambdamart(labels.tolist(), scores.tolist(), group.tolist(), mult)[0]
+
+    assert len({sx_of(initial), sx_of(after_first), sx_of(later)}) == 3
+    first = TSARO(alpha=alpha, k=k, baseline=base, exact_sigmoid=True)
+    assert first.se_update == "first"
+    every = TSARO(alpha=alpha, k=k, baseline=base, exact_sigmoid=True, se_update="iteration")
+    calls = [(initial, sx_of(initial)), (after_first, sx_of(after_first)),
+             (later, sx_of(after_first)),
+             (initial, sx_of(initial)), (later, sx_of(later)), (after_first, sx_of(later))]
+    for scores, sx in calls:
+        assert_close(first.gradients(scores, labels, group)[0], expected(scores, sx))
+        assert_close(every.gradients(scores, labels, group)[0], expected(scores, None))
 
 
 def test_new_weights_or_labels_are_not_served_from_the_cache():

@@ -1,0 +1,351 @@
+"""The LambdaMART pair kernel and the risk multipliers it applies, pair by pair.
+
+One kernel serves every objective of :mod:`lgb_risk.objectives`: LightGBM's LambdaMART pair loop
+(Burges 2010; LightGBM's ``rank_objective.hpp``) in which each pair's λ and hessian are multiplied
+by a non-negative risk multiplier ``m``. The multiplier is a compiled function of the objective's
+per-iteration *risk state* (a ``NamedTuple``), chosen by the state's type when numba compiles the
+kernel, so the pair loop carries no mode switch and stays in numba's on-disk cache.
+
+Adding a risk function F takes three local steps:
+
+1. a state type here: a ``NamedTuple`` holding what F needs per query (arrays indexed by the
+   query's position in the training set) and per training set (scalars);
+2. its multiplier here, registered with ``@multiplier_of(StateType)``: a function
+   ``(state, q, delta_m, misordered) -> m`` of the query index q, the signed change ΔM of the
+   query's NDCG@k if the pair were swapped, and whether the pair is mis-ordered (its lower
+   document holds the higher label); the paper's rule is m = (F(M + ΔM) − F(M)) / ΔM;
+3. a class in :mod:`lgb_risk.objectives` whose ``_risk_state`` builds the state each iteration.
+
+The built-in multipliers live in this file on purpose: numba's cache notices edits only in the
+file of the function it caches (the kernel), so a multiplier edited elsewhere could be served
+stale from the cache.
+
+Where the multiplier acts (``norm_includes_risk``). LightGBM rescales each query's λs by
+log2(1 + Σ)/Σ, Σ the query's sum of pair |λ| (``lambdarank_norm``). By default Σ is LambdaMART's
+own sum Σ0, without the multipliers, and each pair's λ and hessian are multiplied by m on top of
+that normalisation: a multiplier constant over a query (T-FARO's 1 + α'_q) then scales the
+query's λs by exactly that factor. With ``norm_includes_risk=True`` Σ sums the multiplied pairs,
+as this library first did, and log2(1 + Σ)/Σ cancels most of the emphasis (a query's weight grows
+like log2(1 + mΣ0) instead of m·log2(1 + Σ0)).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+from numba.core.errors import TypingError
+from numba.extending import overload
+
+SCORE_EPS = float(np.float32(0.01))  # LightGBM adds 0.01f to the score distance
+FD_STEP = 1e-6  # one-sided difference step for GeoRisk's slope where ΔM = 0
+
+
+class Ranking(NamedTuple):
+    """The training set and its current ranking (flat arrays, queries contiguous)."""
+
+    scores: np.ndarray  # float64, current raw scores
+    labels: np.ndarray  # int64
+    order: np.ndarray  # int64: order[offsets[q] + p] is the document at position p of query q
+    offsets: np.ndarray  # int64, n_queries + 1 query boundaries
+    weights: np.ndarray  # float32 document weights, or empty for none
+
+
+class LambdaConstants(NamedTuple):
+    """LambdaMART's parameters and the per-training-set constants derived from them."""
+
+    gain_table: np.ndarray  # gain of each label
+    discounts: np.ndarray  # D(p) = 1 / log2(p + 2) for 0-based positions p
+    inv_max_dcg: np.ndarray  # per query, 1 / IDCG@T (0 where IDCG@T = 0)
+    sigmoid: float
+    truncation: int  # T: a pair needs one document at a position < T
+    norm: bool  # lambdarank_norm
+    norm_includes_risk: bool  # Σ of log2(1 + Σ)/Σ sums multiplied pairs (former placement)
+    exact_sigmoid: bool  # ρ exactly, or from LightGBM's lookup table below
+    sigmoid_table: np.ndarray
+    sigmoid_low: float
+    sigmoid_high: float
+    sigmoid_factor: float
+    risk_k: int  # k of the risk state's NDCG@k
+    inv_ideal_dcg_at_k: np.ndarray  # per query, 1 / IDCG@k (0 where IDCG@k = 0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Risk states and their multipliers.
+
+_MULTIPLIERS = {}
+
+
+def multiplier_of(state_type):
+    """Register the decorated function as the compiled pair multiplier of ``state_type``."""
+    def register(function):
+        compiled = nb.njit(cache=True)(function)
+        _MULTIPLIERS[state_type] = compiled
+        return compiled
+    return register
+
+
+def pair_multiplier(state, q, delta_m, misordered):
+    """The risk multiplier m of one pair of query q; compiled per state type (see above)."""
+    raise NotImplementedError("pair_multiplier is called from compiled code only")
+
+
+@overload(pair_multiplier)
+def _multiplier_for_state_type(state, q, delta_m, misordered):
+    multiplier = _MULTIPLIERS.get(getattr(state, "instance_class", None))
+    if multiplier is None:
+        raise TypingError(f"no risk multiplier is registered for the state type {state}")
+    return lambda state, q, delta_m, misordered: multiplier(state, q, delta_m, misordered)
+
+
+def applies_risk(state):
+    """Whether the state's multiplier can differ from 1 (a compile-time constant)."""
+    raise NotImplementedError("applies_risk is called from compiled code only")
+
+
+@overload(applies_risk, inline="always")
+def _applies_risk_for_state_type(state):
+    applies = getattr(state, "instance_class", None) is not NoRisk
+    return lambda state: applies
+
+
+class NoRisk(NamedTuple):
+    """Plain LambdaMART: every multiplier is 1."""
+
+
+@multiplier_of(NoRisk)
+def _no_risk_multiplier(state, q, delta_m, misordered):
+    return 1.0
+
+
+class CrossingRisk(NamedTuple):
+    """U-CRO and T-SARO: F(M) = M − M_b if M ≥ M_b, else (1 + α_q)(M − M_b)."""
+
+    alpha: np.ndarray  # per query: α (U-CRO) or α'_q = α (1 − Φ(TR_q)) (T-SARO)
+    model_ndcg: np.ndarray  # per query: NDCG@k of the current model, M
+    baseline_ndcg: np.ndarray  # per query: the baseline's NDCG@k, M_b
+
+
+@multiplier_of(CrossingRisk)
+def _crossing_multiplier(state, q, delta_m, misordered):
+    """m = 1 + α_q φ, φ the fraction of [M, M + ΔM] below the baseline (Wang et al. 2012).
+
+    This equals (F(M + ΔM) − F(M)) / ΔM. Where ΔM = 0, φ is F's one-sided slope indicator at M:
+    right-hand for a mis-ordered pair (the swap would raise M), left-hand otherwise.
+    """
+    m = state.model_ndcg[q]
+    b = state.baseline_ndcg[q]
+    if delta_m == 0.0:
+        below = m < b if misordered else m <= b
+        phi = 1.0 if below else 0.0
+    else:
+        lo = min(m, m + delta_m)
+        hi = max(m, m + delta_m)
+        phi = min(1.0, max(0.0, (b - lo) / (hi - lo)))
+    return 1.0 + state.alpha[q] * phi
+
+
+class FlatRisk(NamedTuple):
+    """T-FARO and T*-FARO: every pair of query q weighted by 1 + α'_q."""
+
+    alpha: np.ndarray  # per query: α'_q
+
+
+@multiplier_of(FlatRisk)
+def _flat_multiplier(state, q, delta_m, misordered):
+    return 1.0 + state.alpha[q]
+
+
+class GeoRiskState(NamedTuple):
+    """GeoRisk of the model's row in the matrix of the model's and the baselines' NDCG@k."""
+
+    model_ndcg: np.ndarray  # per query: the model's NDCG@k, x_mq
+    column_totals: np.ndarray  # per query: T_q, the column sum over the model and the baselines
+    weighted_z: np.ndarray  # per query: w(z_q) z_q of the model's row (w = 1 + α below 0)
+    georisk_now: np.ndarray  # per query: the model's GeoRisk as the multiplier evaluates it
+    model_total: float  # S, the model row's sum
+    grand_total: float  # N, the matrix's sum
+    zrisk: float  # ZRisk of the model's row
+    n_queries: float  # c
+    alpha: float
+    scale: float  # the multipliers are divided by this (mean marginal gain over queries)
+    exact: bool  # recompute every z (O(c) per pair) instead of the local update
+
+
+@nb.njit(cache=True)
+def _std_normal_cdf(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+@nb.njit(cache=True)
+def _weighted_z(z, alpha):
+    return z if z >= 0.0 else (1.0 + alpha) * z
+
+
+@nb.njit(cache=True)
+def georisk_after(state, q, d):
+    """GeoRisk of the model's row if its NDCG on query q changed by d ([GEO] §6).
+
+    Local update (default): S' = S + d, T'_q = T_q + d, N' = N + d and only z_q recomputed.
+    Exact: every z_j of the model's row recomputed with S' and N'.
+    """
+    s2 = state.model_total + d
+    n2 = state.grand_total + d
+    c = state.n_queries
+    if state.exact:
+        zr = 0.0
+        for j in range(state.model_ndcg.size):
+            shift = d if j == q else 0.0
+            e = s2 * (state.column_totals[j] + shift) / n2 if n2 > 0.0 else 0.0
+            z = (state.model_ndcg[j] + shift - e) / math.sqrt(e) if e > 0.0 else 0.0
+            zr += _weighted_z(z, state.alpha)
+    else:
+        e = s2 * (state.column_totals[q] + d) / n2 if n2 > 0.0 else 0.0
+        z = (state.model_ndcg[q] + d - e) / math.sqrt(e) if e > 0.0 else 0.0
+        zr = state.zrisk - state.weighted_z[q] + _weighted_z(z, state.alpha)
+    return math.sqrt(max(s2, 0.0) / c * _std_normal_cdf(zr / c))
+
+
+@nb.njit(cache=True)
+def georisk_slope(state, q, d, misordered, georisk_now):
+    """ΔGeoRisk / ΔM for a change d of M_q; a one-sided difference where d = 0."""
+    if d == 0.0:
+        d = FD_STEP if misordered else -FD_STEP
+    return (georisk_after(state, q, d) - georisk_now) / d
+
+
+@nb.njit(parallel=True, cache=True)
+def georisk_marginal_gains(state):
+    """Per query: the model's GeoRisk as the multiplier evaluates it (local or exact), and its
+    right-hand slope ∂GeoRisk/∂M_q (from which the rescaling constant is taken)."""
+    n = state.model_ndcg.size
+    current = np.empty(n)
+    gains = np.empty(n)
+    for q in nb.prange(n):
+        current[q] = georisk_after(state, q, 0.0)
+        gains[q] = georisk_slope(state, q, 0.0, True, current[q])
+    return current, gains
+
+
+@multiplier_of(GeoRiskState)
+def _georisk_multiplier(state, q, delta_m, misordered):
+    slope = georisk_slope(state, q, delta_m, misordered, state.georisk_now[q])
+    return max(slope, 0.0) / state.scale
+
+
+# ----------------------------------------------------------------------------------------------
+# The pair kernel.
+
+@nb.njit(cache=True)
+def _query_lambdas(q, lab, sco, grad, hess, const, risk):
+    """One query's λs and hessians by rank position: ``lab``/``sco`` are its labels and scores in
+    ranked order; ``grad``/``hess`` (float32, zeroed) receive the sums in LightGBM's order."""
+    cnt = lab.size
+    use_norm = const.norm and sco[0] != sco[cnt - 1]
+    gain_table = const.gain_table
+    discounts = const.discounts
+    inv = const.inv_max_dcg[q]
+    sigmoid = const.sigmoid
+    table = const.sigmoid_table
+    k = const.risk_k
+    inv_idcg_k = const.inv_ideal_dcg_at_k[q]
+    # Multipliers of pairs whose lower document sits at or beyond k depend only on the upper
+    # position and the lower label (ΔM = (g_j - g_i) D_k(i) / IDCG@k): cached per i.
+    by_label = np.empty(gain_table.size)
+    beyond_k = np.full(2, np.nan)
+    sum_lambdas = 0.0
+    for i in range(min(cnt - 1, const.truncation)):
+        label_i = lab[i]
+        if applies_risk(risk) and i < k:
+            by_label[:] = np.nan
+        for j in range(i + 1, cnt):
+            label_j = lab[j]
+            if label_i == label_j:
+                continue
+            if label_i > label_j:
+                hi, lo = i, j
+            else:
+                hi, lo = j, i
+            delta_score = sco[hi] - sco[lo]
+            delta = ((gain_table[lab[hi]] - gain_table[lab[lo]])
+                     * abs(discounts[hi] - discounts[lo]) * inv)
+            risky = delta
+            if applies_risk(risk):
+                misordered = label_j > label_i
+                if j >= k and i >= k:
+                    slot = 1 if misordered else 0
+                    if np.isnan(beyond_k[slot]):
+                        beyond_k[slot] = pair_multiplier(risk, q, 0.0, misordered)
+                    mult = beyond_k[slot]
+                elif j >= k:
+                    if np.isnan(by_label[label_j]):
+                        delta_m = ((gain_table[label_j] - gain_table[label_i]) * discounts[i]
+                                   * inv_idcg_k)
+                        by_label[label_j] = pair_multiplier(risk, q, delta_m, misordered)
+                    mult = by_label[label_j]
+                else:
+                    delta_m = ((gain_table[label_j] - gain_table[label_i])
+                               * (discounts[i] - discounts[j]) * inv_idcg_k)
+                    mult = pair_multiplier(risk, q, delta_m, misordered)
+                risky = delta * mult
+            if use_norm:
+                delta /= SCORE_EPS + abs(delta_score)
+                risky /= SCORE_EPS + abs(delta_score)
+            if const.exact_sigmoid:
+                rho = 1.0 / (1.0 + math.exp(sigmoid * delta_score))
+            elif delta_score <= const.sigmoid_low:
+                rho = table[0]
+            elif delta_score >= const.sigmoid_high:
+                rho = table[table.size - 1]
+            else:
+                rho = table[int((delta_score - const.sigmoid_low) * const.sigmoid_factor)]
+            p_lambda = rho * (-sigmoid * risky)
+            p_hessian = rho * (1.0 - rho) * (sigmoid * sigmoid * risky)
+            grad[lo] -= np.float32(p_lambda)
+            hess[lo] += np.float32(p_hessian)
+            grad[hi] += np.float32(p_lambda)
+            hess[hi] += np.float32(p_hessian)
+            if const.norm_includes_risk:
+                sum_lambdas -= 2.0 * p_lambda
+            else:
+                sum_lambdas -= 2.0 * (rho * (-sigmoid * delta))
+    if const.norm and sum_lambdas > 0.0:
+        norm_factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
+        for p in range(cnt):
+            grad[p] = np.float32(grad[p] * norm_factor)
+            hess[p] = np.float32(hess[p] * norm_factor)
+
+
+@nb.njit(parallel=True, cache=True)
+def lambdarank_gradients(ranking, const, risk):
+    """Gradients and hessians (float32) of every document: LambdaMART's, each pair's λ and hessian
+    multiplied by ``pair_multiplier(risk, ...)``; document weights multiply the sums.
+
+    Parallel over queries; within a query the pair loop and its float32 accumulation follow
+    LightGBM's order exactly, so that with :class:`NoRisk` the result is LightGBM's own.
+    """
+    n = ranking.scores.size
+    grad = np.zeros(n, np.float32)
+    hess = np.zeros(n, np.float32)
+    offsets = ranking.offsets
+    use_weights = ranking.weights.size > 0
+    for q in nb.prange(offsets.size - 1):
+        start = offsets[q]
+        cnt = offsets[q + 1] - start
+        if cnt < 2 or const.inv_max_dcg[q] == 0.0:
+            continue  # LightGBM's loop adds only zeros here
+        docs = ranking.order[start:start + cnt]
+        g = np.zeros(cnt, np.float32)
+        h = np.zeros(cnt, np.float32)
+        _query_lambdas(q, ranking.labels[docs], ranking.scores[docs], g, h, const, risk)
+        for p in range(cnt):
+            d = docs[p]
+            if use_weights:
+                grad[d] = g[p] * ranking.weights[d]
+                hess[d] = h[p] * ranking.weights[d]
+            else:
+                grad[d] = g[p]
+                hess[d] = h[p]
+    return grad, hess

@@ -1,0 +1,13 @@
+"""The runnable examples in the docstrings run, and show what they say."""
+
+import doctest
+
+import pytest
+
+from lgb_risk import objectives
+
+
+@pytest.mark.parametrize("module", [objectives])
+def test_docstring_examples(module):
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0, result
