@@ -3,7 +3,8 @@
 For every learner and α, over all main queries (the folds' test parts together): mean NDCG@k;
 the risk-reward summary (:func:`lgb_risk.risk.summary`) against the feature baseline and,
 macro-averaged, against the learned baselines; the p-value of a paired t-test against plain
-LambdaMART; URisk and TRisk against the feature baseline, and GeoRisk and T*Risk against the
+LambdaMART (of NDCG, and of the per-query loss to the feature baseline whose mean is Risk);
+URisk and TRisk against the feature baseline, and GeoRisk and T*Risk against the
 learned baselines, at the report's α. Written as ``report.md`` and ``report.csv``; figures
 (``plot`` extra) as PNG files.
 """
@@ -72,6 +73,9 @@ def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFr
                         if k != "mean"})
         row["p_vs_lambdamart"] = (np.nan if np.array_equal(m, reference)
                                   else stats.ttest_rel(m, reference).pvalue)
+        loss, reference_loss = np.maximum(feature - m, 0), np.maximum(feature - reference, 0)
+        row["bm25_risk_p_vs_lambdamart"] = (np.nan if np.array_equal(loss, reference_loss)
+                                            else stats.ttest_rel(loss, reference_loss).pvalue)
         row["urisk"] = risk.urisk(m, feature, alpha)
         t = risk.trisk_if_defined(m, feature, alpha)
         row["trisk"], row["trisk_p"] = (np.nan, np.nan) if t is None else (t.trisk, t.p_value)
@@ -138,7 +142,8 @@ def write_report(config, out) -> Path:
     lines += ["", f"## Against the feature baseline ({base})", "", _markdown(table, {
         "learner": ("learner", 0), "alpha": ("α", 1), "ndcg": (f"NDCG@{k}", 4),
         "p_vs_lambdamart": ("p vs LambdaMART", 4), "bm25_reward": ("Reward", 4),
-        "bm25_risk": ("Risk", 4), "bm25_reward_risk": ("Reward/Risk", 2),
+        "bm25_risk": ("Risk", 4), "bm25_risk_p_vs_lambdamart": ("p(Risk) vs LambdaMART", 4),
+        "bm25_reward_risk": ("Reward/Risk", 2),
         "bm25_wins": ("Wins", 1), "bm25_losses": ("Losses", 1), "bm25_wins_losses": ("W/L", 2),
         "bm25_loss_gt_20": ("Loss>20%", 1), "urisk": (f"URisk(α={alpha:g})", 4),
         "trisk": ("TRisk", 2), "trisk_p": ("p(TRisk)", 4)})]
@@ -153,10 +158,14 @@ def write_report(config, out) -> Path:
     figures = _write_figures(config, out, table, results)
     if figures:
         lines += ["", "## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures]
-    lines += ["", "p vs LambdaMART: paired t-test of per-query NDCG against plain LambdaMART. "
+    lines += ["", "p vs LambdaMART: paired t-test of per-query NDCG against plain LambdaMART; "
+              "p(Risk) vs LambdaMART: the same for the per-query loss max(0, M_b − M) whose mean "
+              "is Risk. "
               "Wins/Losses count queries above/below the baseline; Loss>20%: queries more than "
-              "20% below a baseline with NDCG > 0. Columns against the learned baselines are "
-              "means over those baselines.", ""]
+              "20% below a baseline with NDCG > 0. Against the learned baselines, Reward to "
+              "Loss>20% are means over the baselines; GeoRisk is the model's row within the "
+              "matrix of the model and every learned baseline, and T*Risk is TRisk against their "
+              "per-query mean.", ""]
     path = out / "report.md"
     atomic_write_text(path, "\n".join(lines))
     return path

@@ -197,6 +197,10 @@ def test_report_numbers_match_a_recomputation_from_the_unit_files(small_run):
         if learner != "LambdaMART":
             assert row["p_vs_lambdamart"] == pytest.approx(stats.ttest_rel(ndcg, lm).pvalue,
                                                            abs=1e-6)
+            losses = [np.array([max(0.0, bq - v) for bq, v in zip(b, values)])
+                      for values in (ndcg, lm)]
+            assert row["bm25_risk_p_vs_lambdamart"] == pytest.approx(
+                stats.ttest_rel(*losses).pvalue, abs=1e-6)
         x = np.where(ndcg >= b, ndcg - b, 6 * (ndcg - b))  # report α = 5
         assert row["urisk"] == pytest.approx(x.mean(), abs=1e-6)
     assert (out / "report.md").read_text().count("| U-CRO | 2 |") == 2
