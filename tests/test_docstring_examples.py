@@ -5,9 +5,10 @@ import doctest
 import pytest
 
 from lgb_risk import objectives
+from lgb_risk.active import moments, relevance, sampling
 
 
-@pytest.mark.parametrize("module", [objectives])
+@pytest.mark.parametrize("module", [objectives, moments, relevance, sampling])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0, result

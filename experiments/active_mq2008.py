@@ -1,0 +1,264 @@
+"""[AE]'s protocol restated on LETOR 4.0 MQ2008: active against passive estimation.
+
+All 784 queries of MQ2008 Fold 1 (train, vali and test pooled) are split into five seeded query
+folds. In each rotation the rankers and the relevance model are trained on one fold (half to
+train, half for early stopping) and the other four folds are the unlabelled pool, whose known
+labels play the oracle. Estimated per rotation, budget and method, over ``--repetitions`` runs
+of the sampler:
+
+- absolute: the mean DCG@10 / ERR@10 over the pool of a LightGBM multiclass ranker (documents
+  sorted by expected gain, the analogue of [AE]'s RF_class) whose grade probabilities are θ;
+- comparisons: LambdaMART against BM25 (feature 25), and an index update (LambdaMART's lists
+  against the same lists with 10% of each query's documents removed at random), with θ from the
+  multiclass model.
+
+Methods: passive (uniform sampling, [AE] Eq. 5), active (q* of Eqs. 16/17, self-normalised
+Eq. 6), active with a uniform relevance model ("uniD") and active with costs left out of q
+("uniC"). Costs: the number of documents to label (the top 10 of the ranking, or the union of
+both rankings' top 10), normalised to mean 1 over the pool; MQ2008's length features are
+normalised per query, so [AE]'s log-length costs cannot be rebuilt. Repeated queries are free.
+
+Writes ``active_mq2008.csv`` (one row per task, measure, method and budget, over all rotations
+and repetitions) and the figures next to ``--out``; the Markdown reading is written by hand from
+those numbers.
+
+    python experiments/active_mq2008.py [--data ../shared/data/mq2008] [--repetitions 1000]
+        [--out experiments/results/active_mq2008.csv]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import lightgbm as lgb
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from lgb_risk import metrics
+from lgb_risk._io import atomic_write_text
+from lgb_risk.active import (
+    estimate,
+    predicted_mse_ratio,
+    query_costs,
+    relevance_probabilities,
+    sample_queries,
+    sampling_distribution,
+    uniform_relevance,
+)
+from lgb_risk.data import load_letor
+
+BUDGETS = (5, 10, 20, 30, 50, 75, 100)
+MEASURES = ("dcg", "err")
+METHODS = ("passive", "active", "active uniD", "active uniC")
+K = 10
+N_GRADES = 3
+SEED = 2013
+
+
+def load_pool(folder: Path):
+    parts = [load_letor(folder / "Fold1" / f"{name}.txt", n_features=46)
+             for name in ("train", "vali", "test")]
+    X = sp.vstack([p.X for p in parts]).tocsr()
+    y = np.concatenate([p.y for p in parts])
+    group = np.concatenate([p.group for p in parts])
+    return X, y, group
+
+
+def rows_of(group, queries):
+    offsets = np.concatenate(([0], np.cumsum(group)))
+    return np.concatenate([np.arange(offsets[q], offsets[q + 1]) for q in queries])
+
+
+def train_rankers(X, y, group, train_queries, X_pool, rng):
+    """θ of the pool (multiclass grade probabilities) and LambdaMART, trained on one fold: half
+    of its queries to fit, half for early stopping."""
+    half = rng.permutation(train_queries)
+    fit_q, stop_q = np.sort(half[: half.size // 2]), np.sort(half[half.size // 2:])
+    fit_rows, stop_rows = rows_of(group, fit_q), rows_of(group, stop_q)
+    params = {"verbose": -1, "num_threads": 2, "deterministic": True, "seed": 0,
+              "learning_rate": 0.05, "num_leaves": 15, "min_data_in_leaf": 20}
+    train = lgb.Dataset(X[fit_rows], y[fit_rows], group=group[fit_q])
+    valid = lgb.Dataset(X[stop_rows], y[stop_rows], group=group[stop_q], reference=train)
+    lambdamart = lgb.train({**params, "objective": "lambdarank", "metric": "ndcg",
+                            "eval_at": [10]}, train, 500, valid_sets=[valid],
+                           callbacks=[lgb.early_stopping(20, verbose=False)])
+    P = relevance_probabilities(X[fit_rows], y[fit_rows], X_pool, N_GRADES, params=params,
+                                num_boost_round=500, X_valid=X[stop_rows], y_valid=y[stop_rows])
+    return P, lambdamart.predict(X_pool, num_iteration=lambdamart.best_iteration)
+
+
+def pool_measure(measure, labels, scores, group):
+    """Per-query L on the documents each ranking holds (NaN: not held)."""
+    held = ~np.isnan(scores)
+    y = np.where(held, labels, 0)  # a document not held: no gain, ranked below the others
+    s = np.where(held, scores, np.nanmin(scores) - 1.0)
+    if measure == "dcg":
+        return metrics.dcg(y, s, group, K)
+    return metrics.err(y, s, group, K, max_label=N_GRADES - 1)
+
+
+def simulate(task, measure, P, scores1, scores2, labels, group, rotation, repetitions, rng):
+    """Errors of every method and budget for one task, measure and rotation."""
+    cost = query_costs(group, scores=scores1, scores2=scores2, k=K)
+    truth_per_query = pool_measure(measure, labels, scores1, group)
+    if scores2 is not None:
+        truth_per_query = truth_per_query - pool_measure(measure, labels, scores2, group)
+    truth = truth_per_query.mean()
+    options = {"scores2": scores2, "measure": measure, "k": K}
+    q_active, v, _ = sampling_distribution(P, scores1, group, cost, **options)
+    q_unid, _, _ = sampling_distribution(uniform_relevance(*P.shape), scores1, group, cost,
+                                         **options)
+    q_unic, _, _ = sampling_distribution(P, scores1, group, np.ones_like(cost), **options)
+    q_passive = np.full(group.size, 1.0 / group.size)
+    predicted = predicted_mse_ratio(v, cost)
+    rows = []
+    for method, q in zip(METHODS, (q_passive, q_active, q_unid, q_unic)):
+        weights_of = 1.0 / (q.size * q)
+        for budget in BUDGETS:
+            errors, draws_made = [], []
+            for _ in range(repetitions):
+                draws, _, _ = sample_queries(q, cost, budget, rng)
+                errors.append(estimate(truth_per_query[draws], weights_of[draws])[0] - truth)
+                draws_made.append(draws.size)
+            errors = np.array(errors)
+            rows.append({
+                "task": task, "measure": measure, "method": method, "budget": budget,
+                "rotation": rotation, "truth": truth, "mean_abs_error": np.abs(errors).mean(),
+                "sq_error": np.square(errors).mean(),
+                "wrong_sign": np.mean(np.sign(errors + truth) != np.sign(truth)),
+                "draws": np.mean(draws_made), "predicted_ratio": predicted,
+                "abs_error_sd": np.abs(errors).std(ddof=1), "repetitions": repetitions})
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    root = Path(__file__).resolve().parents[1]
+    parser.add_argument("--data", default=str(root.parent / "shared" / "data" / "mq2008"))
+    parser.add_argument("--repetitions", type=int, default=1000)
+    parser.add_argument("--out", default=str(root / "experiments" / "results"
+                                             / "active_mq2008.csv"))
+    args = parser.parse_args()
+
+    X, y, group = load_pool(Path(args.data))
+    rng = np.random.default_rng(SEED)
+    folds = np.array_split(rng.permutation(group.size), 5)
+    rows = []
+    start = time.perf_counter()
+    for rotation, train_queries in enumerate(folds):
+        pool_q = np.sort(np.concatenate([f for i, f in enumerate(folds) if i != rotation]))
+        pool_rows = rows_of(group, pool_q)
+        Xp, yp, gp = X[pool_rows], y[pool_rows], group[pool_q]
+        P, lm = train_rankers(X, y, group, np.sort(train_queries), Xp, rng)
+        expected_gain = P @ (np.exp2(np.arange(N_GRADES)) - 1.0)
+        bm25 = Xp[:, 24].toarray().ravel()
+        updated = lm.copy()
+        updated[rng.random(lm.size) < 0.1] = np.nan  # the index update removes 10%
+        tasks = (("absolute (multiclass ranker)", expected_gain, None),
+                 ("LambdaMART vs BM25", lm, bm25),
+                 ("index update (LambdaMART, 10% removed)", lm, updated))
+        for task, s1, s2 in tasks:
+            for measure in MEASURES:
+                rows += simulate(task, measure, P, s1, s2, yp, gp, rotation, args.repetitions,
+                                 rng)
+        print(f"rotation {rotation}: pool {gp.size} queries, {time.perf_counter() - start:.0f} s",
+              flush=True)
+    frame = pd.DataFrame(rows)
+    out = Path(args.out)
+    atomic_write_text(out, frame.to_csv(index=False, float_format="%.6g"))
+    print(f"wrote {out}")
+    print(summary_tables(frame))
+    figure(frame, out.with_suffix(".png"))
+
+
+def aggregate(frame):
+    """Over rotations: mean absolute error with its standard error, RMSE, wrong-sign rate."""
+    def one(rows):
+        n = rows["repetitions"].sum()
+        pooled_sd = np.sqrt(np.average(rows["abs_error_sd"] ** 2, weights=rows["repetitions"]))
+        return pd.Series({"mae": rows["mean_abs_error"].mean(), "se": pooled_sd / np.sqrt(n),
+                          "rmse": np.sqrt(rows["sq_error"].mean()),
+                          "wrong_sign": rows["wrong_sign"].mean(), "draws": rows["draws"].mean(),
+                          "predicted": rows["predicted_ratio"].mean()})
+    return frame.groupby(["task", "measure", "method", "budget"], sort=False).apply(one)
+
+
+def budget_for(errors: pd.Series, target: float) -> float:
+    """Budget at which a (decreasing) error curve reaches ``target``, interpolated log-log; NaN
+    if it does not within the budgets tried, the smallest budget if it does from the start."""
+    values = errors.to_numpy()
+    budgets = errors.index.to_numpy(dtype=float)
+    if target < values.min():
+        return float("nan")
+    if target >= values.max():
+        return float(budgets.min())
+    order = np.argsort(values)
+    return float(np.exp(np.interp(np.log(target), np.log(values[order]),
+                                  np.log(budgets[order]))))
+
+
+def summary_tables(frame) -> str:
+    table = aggregate(frame)
+    lines = []
+    for (task, measure), block in table.groupby(level=["task", "measure"], sort=False):
+        block = block.droplevel(["task", "measure"])
+        comparison = not task.startswith("absolute")
+        lines += ["", f"### {task}, {measure.upper()}@{K}", "",
+                  "| budget | " + " | ".join(f"{m} MAE ± SE" for m in METHODS)
+                  + " | RMSE passive | RMSE active"
+                  + (" | wrong sign passive | wrong sign active |" if comparison else " |"),
+                  "|---" * (len(METHODS) + 3 + (2 if comparison else 0)) + "|"]
+        for budget in BUDGETS:
+            cells = [f"{block.loc[(m, budget), 'mae']:.4g} ± {block.loc[(m, budget), 'se']:.2g}"
+                     for m in METHODS]
+            cells += [f"{block.loc[(m, budget), 'rmse']:.4g}" for m in ("passive", "active")]
+            if comparison:
+                cells += [f"{block.loc[(m, budget), 'wrong_sign']:.3f}"
+                          for m in ("passive", "active")]
+            lines.append(f"| {budget} | " + " | ".join(cells) + " |")
+        top = max(BUDGETS)
+        passive, active = block.loc["passive"], block.loc["active"]
+        needed = budget_for(active["mae"], passive.loc[top, "mae"])
+        mse_ratio = (active.loc[top, "rmse"] / passive.loc[top, "rmse"]) ** 2
+        lines += ["", f"Labelling saved at passive's error at budget {top}: "
+                  f"{1 - needed / top:.0%} (active reaches it at {needed:.0f}); "
+                  f"1 − MSE ratio at budget {top}: {1 - mse_ratio:.0%}; predicted "
+                  f"1 − (E√(vλ))²/(E v E λ): {1 - active.loc[top, 'predicted']:.0%}."]
+    return "\n".join(lines)
+
+
+def figure(frame, path: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    table = aggregate(frame)
+    tasks = list(dict.fromkeys(frame["task"]))
+    fig, axes = plt.subplots(len(MEASURES), len(tasks), figsize=(4.2 * len(tasks), 7),
+                             squeeze=False)
+    for col, task in enumerate(tasks):
+        for row, measure in enumerate(MEASURES):
+            ax = axes[row, col]
+            for method in METHODS:
+                curve = table.loc[(task, measure, method)]
+                ax.errorbar(curve.index, curve["mae"], yerr=curve["se"], marker="o",
+                            markersize=3, label=method)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_title(f"{task}\n{measure.upper()}@{K}", fontsize=9)
+            ax.set_xlabel("budget (mean-query costs)")
+            ax.set_ylabel("mean absolute error")
+    axes[0, 0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100, metadata={"Software": None})
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""Active evaluation: a ranker's DCG/ERR, or the difference of two, on a labelling budget ([AE]).
+
+[AE] Sawade, Bickel, von Oertzen, Scheffer, Landwehr. Active evaluation of ranking functions
+based on graded relevance. Machine Learning 92(1):41-64, 2013.
+
+- :mod:`.moments`: E[L], E[L²] and E[L1 L2] of DCG@k and ERR@k under a relevance model.
+- :mod:`.relevance`: relevance models (grade probabilities per document).
+- :mod:`.sampling`: costs, the optimal sampling distribution, the sampler and the estimator;
+  :func:`evaluate` is the one call.
+"""
+
+from lgb_risk.active.moments import cross_moment, metric_moments
+from lgb_risk.active.relevance import calibrate_scores, relevance_probabilities, uniform_relevance
+from lgb_risk.active.sampling import (
+    ActiveEstimate,
+    estimate,
+    evaluate,
+    predicted_mse_ratio,
+    query_costs,
+    sample_queries,
+    sampling_distribution,
+)
+
+__all__ = [
+    "metric_moments", "cross_moment", "relevance_probabilities", "calibrate_scores",
+    "uniform_relevance", "query_costs", "sampling_distribution", "predicted_mse_ratio",
+    "sample_queries", "estimate", "evaluate", "ActiveEstimate",
+]

@@ -1,0 +1,313 @@
+"""Moments of DCG and ERR under independent graded labels ([AE] Theorem 3).
+
+[AE] Sawade, Bickel, von Oertzen, Scheffer, Landwehr. Active evaluation of ranking functions
+based on graded relevance. Machine Learning 92(1):41-64, 2013.
+
+A relevance model gives every document z a distribution P_z over the grades 0..G−1, and the
+grades of a query's documents are independent given the query ([AE] Eq. 3). For a ranking of the
+query, best first, with top K = min(k, length) documents a_1..a_K, the moments of the measure L
+under that model are computed exactly, without enumerating label vectors:
+
+DCG (gain g(y), discount d_i = 1/log2(i + 1)), with μ_i = E g(y_{a_i}) and Var_i its variance:
+    E[DCG] = Σ_i d_i μ_i,        E[DCG²] = E[DCG]² + Σ_i d_i² Var_i.
+ERR (ℓ(y) = (2^y − 1)/2^{y_max}; [AE] Eq. 2) by the backward recursion
+T_i = ℓ_i / i + (1 − ℓ_i) T_{i+1}, T_{K+1} = 0, ERR = T_1, ℓ_i independent of T_{i+1}:
+    E[T_i]  = E ℓ_i / i + E(1 − ℓ_i) E[T_{i+1}]
+    E[T_i²] = E ℓ_i² / i² + 2 E[ℓ_i (1 − ℓ_i)] E[T_{i+1}] / i + E(1 − ℓ_i)² E[T_{i+1}²].
+Two rankings of the same query's documents (the cross moment E[L1 L2], for comparing rankers):
+DCG with per-document weights w1_z, w2_z (the discount of z in each top-k list, 0 if absent):
+    E[L1 L2] = (Σ_z w1_z μ_z)(Σ_z w2_z μ_z) + Σ_z w1_z w2_z Var_z;
+ERR as the double sum over positions (i, j) of the two lists of
+E[ℓ_a ℓ_b Π_{z above a in r1} (1 − ℓ_z) Π_{z above b in r2} (1 − ℓ_z)] / (i j), each expectation
+a product of per-document factors (E ℓ, E ℓ², E ℓ(1 − ℓ), E(1 − ℓ), E(1 − ℓ)²) held in
+prefix-product tables: O(K1 K2) per query.
+
+Rankings follow :mod:`lgb_risk.metrics`: documents ordered by score descending, ties in input
+order (``ties="stable"``, LightGBM's convention); a document with score NaN is not in the ranking.
+NDCG is not covered: its normaliser IDCG depends on the labels, so E[NDCG²] does not factorise
+([AE] covers DCG and ERR only).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from lgb_risk import metrics
+from lgb_risk._ranking import _argsort_segments, offsets_from_group
+from lgb_risk._validation import check_group, check_k
+
+__all__ = ["metric_moments", "cross_moment", "check_probabilities", "MEASURES"]
+
+MEASURES = ("dcg", "err")
+
+
+def check_probabilities(P, n_docs: int | None = None) -> np.ndarray:
+    """Validate a grade-probability matrix (n_docs × G): finite, >= 0, rows summing to 1.
+
+    Rows within 1e-6 of 1 are renormalised; anything else is an error naming the document.
+    """
+    probs = np.asarray(P, dtype=np.float64)
+    if probs.ndim != 2 or probs.shape[1] < 2:
+        raise ValueError(f"P must be a matrix (n_documents × n_grades, n_grades >= 2), got "
+                         f"shape {probs.shape}")
+    if n_docs is not None and probs.shape[0] != n_docs:
+        raise ValueError(f"P has {probs.shape[0]} rows but there are {n_docs} documents; one "
+                         "row of grade probabilities per document")
+    bad = ~np.isfinite(probs) | (probs < 0)
+    if bad.any():
+        d, g = (int(v[0]) for v in np.nonzero(bad))
+        raise ValueError(f"P[{d}, {g}] = {float(probs[d, g])}: probabilities must be finite "
+                         "and >= 0")
+    sums = probs.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums - 1.0) > 1e-6)
+    if off.size:
+        raise ValueError(f"row {int(off[0])} of P sums to {float(sums[off[0]])!r}; each "
+                         "document's grade probabilities must sum to 1")
+    return probs / sums[:, None]
+
+
+def _grade_tables(measure, n_grades, k, label_gain, max_label):
+    """Per grade: the value tables the kernels read, after checking the measure's options."""
+    if measure == "ndcg":
+        raise ValueError("measure='ndcg' is not supported: IDCG depends on the unknown labels, "
+                         "so E[NDCG²] does not factorise ([AE] covers DCG and ERR); use 'dcg' "
+                         "or 'err'")
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {list(MEASURES)}, got {measure!r}")
+    if measure == "dcg":
+        if max_label is not None:
+            raise ValueError("max_label is an ERR option; DCG takes label_gain")
+        if label_gain is None:
+            return np.exp2(np.arange(n_grades)) - 1.0
+        table = np.asarray(label_gain, dtype=np.float64)
+        if table.ndim != 1 or table.size < n_grades or not np.all(np.isfinite(table)):
+            raise ValueError(f"label_gain must hold a finite gain for each of the {n_grades} "
+                             f"grades, got {label_gain!r}")
+        return table[:n_grades]
+    if label_gain is not None:
+        raise ValueError("label_gain is a DCG option; ERR's stopping probability is "
+                         "(2^y - 1) / 2^max_label")
+    top = n_grades - 1 if max_label is None else max_label
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < n_grades - 1:
+        raise ValueError(f"max_label must be a whole number >= {n_grades - 1} (the highest "
+                         f"grade of P), got {max_label!r}")
+    return (np.exp2(np.arange(n_grades)) - 1.0) / 2.0 ** top
+
+
+def _ranked(scores, offsets):
+    """Flat order by score descending within queries (NaN last) and ranked count per query."""
+    key = np.where(np.isnan(scores), np.inf, -scores)
+    order = _argsort_segments(key, key, False, offsets)
+    ranked = np.add.reduceat((~np.isnan(scores)).astype(np.int64), offsets[:-1])
+    return order, ranked
+
+
+def _prepare(P, scores, group, measure, k, label_gain, max_label, ties, name="scores"):
+    probs = check_probabilities(P)
+    s = np.asarray(scores, dtype=np.float64)
+    if s.shape != (probs.shape[0],):
+        raise ValueError(f"{name} must have one value per document, as P has rows "
+                         f"({probs.shape[0]}), got shape {s.shape}")
+    g = check_group(group, s.size, name)
+    bad = np.flatnonzero(np.isinf(s))
+    if bad.size:
+        raise ValueError(f"{name}[{int(bad[0])}] is {float(s[bad[0]])}: scores must be finite, "
+                         "or NaN for a document the ranking does not hold")
+    if ties != "stable":
+        raise ValueError(f"ties must be 'stable' in active evaluation, got {ties!r}: the other "
+                         "tie rules depend on the labels, which are unknown before labelling")
+    k = check_k(k)
+    table = _grade_tables(measure, probs.shape[1], k, label_gain, max_label)
+    offsets = offsets_from_group(g)
+    width = int(g.max()) if k is None else int(k)
+    return probs, s, offsets, width, table
+
+
+@nb.njit(cache=True)
+def _grade_moments(probs, d, table):
+    """E v(y), E v(y)² of one document for the per-grade values ``table``."""
+    first = 0.0
+    second = 0.0
+    for y in range(table.size):
+        first += probs[d, y] * table[y]
+        second += probs[d, y] * table[y] * table[y]
+    return first, second
+
+
+@nb.njit(parallel=True, cache=True)
+def _moments_kernel(probs, order, offsets, ranked, width, table, discounts, is_err):
+    n_queries = offsets.size - 1
+    first = np.zeros(n_queries)
+    second = np.zeros(n_queries)
+    for q in nb.prange(n_queries):
+        start = offsets[q]
+        top = min(width, ranked[q])
+        if is_err:
+            t1 = 0.0
+            t2 = 0.0
+            for p in range(top - 1, -1, -1):
+                e1, e2 = _grade_moments(probs, order[start + p], table)
+                rank = p + 1.0
+                t2 = e2 / (rank * rank) + 2.0 * (e1 - e2) * t1 / rank + (1.0 - 2.0 * e1 + e2) * t2
+                t1 = e1 / rank + (1.0 - e1) * t1
+            first[q] = t1
+            second[q] = t2
+        else:
+            mean = 0.0
+            variance = 0.0
+            for p in range(top):
+                mu, s = _grade_moments(probs, order[start + p], table)
+                mean += discounts[p] * mu
+                variance += discounts[p] * discounts[p] * (s - mu * mu)
+            first[q] = mean
+            second[q] = mean * mean + variance
+    return first, second
+
+
+def metric_moments(P, scores, group, measure="dcg", k=10, *, label_gain=None, max_label=None,
+                   ties="stable"):
+    """E[L] and E[L²] of every query's DCG@k or ERR@k under the relevance model P ([AE] Thm 3).
+
+    Parameters
+    ----------
+    P : array-like, shape (n_documents, G)
+        Probability of each grade 0..G−1 for every document (rows >= 0 summing to 1), queries
+        contiguous as in ``scores``.
+    scores : array-like, shape (n_documents,)
+        The ranker's scores; NaN for a document the ranking does not hold.
+    group : array-like of int
+        Query sizes.
+    measure : {"dcg", "err"}
+    k : int or None, default 10
+        Cut-off; None for the whole list.
+    label_gain : sequence of float, optional
+        DCG's gain per grade (default ``2**y - 1``), as :func:`lgb_risk.metrics.dcg`.
+    max_label : int, optional
+        ERR's y_max (default G − 1), as :func:`lgb_risk.metrics.err`.
+    ties : {"stable"}
+        Equal scores keep their input order.
+
+    Returns
+    -------
+    first, second : ndarray, shape (n_queries,)
+        E[L | query] and E[L² | query].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.0, 1.0]])   # 2 grades, one query of 3
+    >>> first, second = metric_moments(P, [3.0, 2.0, 1.0], [3], "dcg", k=None)
+    >>> round(float(first[0]), 4), round(float(second[0] - first[0] ** 2), 4)  # mean, variance
+    (1.0, 0.25)
+    """
+    probs, s, offsets, width, table = _prepare(P, scores, group, measure, k, label_gain,
+                                               max_label, ties)
+    order, ranked = _ranked(s, offsets)
+    return _moments_kernel(probs, order, offsets, ranked, width, table,
+                           metrics._discounts(max(width, 1)), measure == "err")
+
+
+@nb.njit(cache=True)
+def _err_cross(probs, r1, r2, pos1, pos2, table):
+    """E[ERR1 · ERR2] of one query: r1, r2 the two top lists (local document indices), pos1/pos2
+    each document's 0-based position in them (a large number where absent)."""
+    k1 = r1.size
+    k2 = r2.size
+    n = pos1.size
+    e1 = np.empty(n)
+    e2 = np.empty(n)
+    for z in range(n):
+        e1[z], e2[z] = _grade_moments(probs, z, table)
+    m1 = 1.0 - e1
+    m2 = 1.0 - 2.0 * e1 + e2
+    x = e1 - e2
+    # Prefix-product tables over the prefix lengths (u, v) of A = r1[:u], B = r2[:v]:
+    # both = Π_{A∩B} E(1-ℓ)², only1 = Π_{A∖B} E(1-ℓ), only2 = Π_{B∖A} E(1-ℓ).
+    both = np.ones((k1 + 1, k2 + 1))
+    only1 = np.ones((k1 + 1, k2 + 1))
+    only2 = np.ones((k1 + 1, k2 + 1))
+    for v in range(k2 + 1):
+        for u in range(k1):
+            z = r1[u]
+            in_b = pos2[z] < v
+            both[u + 1, v] = both[u, v] * (m2[z] if in_b else 1.0)
+            only1[u + 1, v] = only1[u, v] * (1.0 if in_b else m1[z])
+    for u in range(k1 + 1):
+        for v in range(k2):
+            z = r2[v]
+            only2[u, v + 1] = only2[u, v] * (1.0 if pos1[z] < u else m1[z])
+    total = 0.0
+    for i in range(k1):
+        a = r1[i]
+        for j in range(k2):
+            b = r2[j]
+            if a == b:
+                f = e2[a]
+            else:
+                f = ((x[a] if pos2[a] < j else e1[a]) * (x[b] if pos1[b] < i else e1[b]))
+            total += both[i, j] * only1[i, j + 1] * only2[i + 1, j] * f / ((i + 1.0) * (j + 1.0))
+    return total
+
+
+@nb.njit(parallel=True, cache=True)
+def _cross_kernel(probs, order1, order2, offsets, ranked1, ranked2, width, table, discounts,
+                  is_err):
+    n_queries = offsets.size - 1
+    out = np.zeros(n_queries)
+    absent = np.iinfo(np.int64).max
+    for q in nb.prange(n_queries):
+        start = offsets[q]
+        n = offsets[q + 1] - start
+        top1 = min(width, ranked1[q])
+        top2 = min(width, ranked2[q])
+        r1 = order1[start:start + top1] - start
+        r2 = order2[start:start + top2] - start
+        pos1 = np.full(n, absent)
+        pos2 = np.full(n, absent)
+        for p in range(top1):
+            pos1[r1[p]] = p
+        for p in range(top2):
+            pos2[r2[p]] = p
+        local = probs[start:start + n]
+        if is_err:
+            out[q] = _err_cross(local, r1, r2, pos1, pos2, table)
+        else:
+            mean1 = 0.0
+            mean2 = 0.0
+            shared = 0.0
+            for z in range(n):
+                mu, s = _grade_moments(local, z, table)
+                w1 = discounts[pos1[z]] if pos1[z] < top1 else 0.0
+                w2 = discounts[pos2[z]] if pos2[z] < top2 else 0.0
+                mean1 += w1 * mu
+                mean2 += w2 * mu
+                shared += w1 * w2 * (s - mu * mu)
+            out[q] = mean1 * mean2 + shared
+    return out
+
+
+def cross_moment(P, scores1, scores2, group, measure="dcg", k=10, *, label_gain=None,
+                 max_label=None, ties="stable"):
+    """E[L1 · L2] of every query for two rankings of its documents ([AE] Eq. 17's moments).
+
+    With :func:`metric_moments`, E[(L1 − L2)²] = E[L1²] + E[L2²] − 2 E[L1 L2]. The rankings may
+    hold different documents (an index update removes some): a document a ranking does not hold
+    has score NaN in it. Parameters as :func:`metric_moments`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]])
+    >>> same = cross_moment(P, [3.0, 2.0, 1.0], [3.0, 2.0, 1.0], [3], "err", k=None)
+    >>> bool(np.isclose(same[0], metric_moments(P, [3.0, 2.0, 1.0], [3], "err", k=None)[1][0]))
+    True
+    """
+    probs, s1, offsets, width, table = _prepare(P, scores1, group, measure, k, label_gain,
+                                                max_label, ties, "scores1")
+    s2 = np.asarray(scores2, dtype=np.float64)
+    _prepare(probs, s2, group, measure, k, label_gain, max_label, ties, "scores2")
+    order1, ranked1 = _ranked(s1, offsets)
+    order2, ranked2 = _ranked(s2, offsets)
+    return _cross_kernel(probs, order1, order2, offsets, ranked1, ranked2, width, table,
+                         metrics._discounts(max(width, 1)), measure == "err")

@@ -1,0 +1,282 @@
+"""Active evaluation ([AE]): moments against exact enumeration and Monte Carlo, the estimator's
+bias and the predicted MSE ratio against simulation, and bad input."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from lgb_risk import metrics
+from lgb_risk.active import (
+    cross_moment,
+    estimate,
+    evaluate,
+    metric_moments,
+    predicted_mse_ratio,
+    query_costs,
+    sample_queries,
+    sampling_distribution,
+    uniform_relevance,
+)
+from tests import naive
+
+
+def _measure(measure, labels, scores, k, max_label):
+    """L of one query by the naive references, on the documents the ranking holds."""
+    held = [i for i, s in enumerate(scores) if not math.isnan(s)]
+    y = [labels[i] for i in held]
+    s = [scores[i] for i in held]
+    if measure == "dcg":
+        return naive.dcg(naive.ranked_labels(y, s), k)
+    return naive.err(y, s, k, max_label)
+
+
+def _enumerate(P, scores1, scores2, measure, k, max_label):
+    """E[L1], E[L1²], E[L1 L2] of one query by summing over every label vector."""
+    n, n_grades = P.shape
+    first = second = cross = 0.0
+    for labels in itertools.product(range(n_grades), repeat=n):
+        weight = math.prod(P[d, y] for d, y in enumerate(labels))
+        a = _measure(measure, labels, scores1, k, max_label)
+        b = _measure(measure, labels, scores2, k, max_label)
+        first += weight * a
+        second += weight * a * a
+        cross += weight * a * b
+    return first, second, cross
+
+
+def _random_pool(rng, sizes, n_grades, ties=False):
+    group = np.array(sizes)
+    n = int(group.sum())
+    P = rng.dirichlet(np.full(n_grades, 0.7), size=n)
+    scores1 = rng.integers(0, 3, n).astype(float) if ties else rng.normal(size=n)
+    scores2 = rng.normal(size=n)
+    scores2[rng.random(n) < 0.3] = np.nan  # the second ranking lacks some documents
+    return P, scores1, scores2, group
+
+
+@pytest.mark.parametrize("measure", ["dcg", "err"])
+@pytest.mark.parametrize("n_grades, sizes", [(3, [1, 4, 6, 7]), (5, [2, 5, 6])])
+@pytest.mark.parametrize("k", [None, 3, 10])
+def test_moments_equal_exact_enumeration(measure, n_grades, sizes, k):
+    rng = np.random.default_rng(n_grades * 100 + (k or 0))
+    P, scores1, scores2, group = _random_pool(rng, sizes, n_grades, ties=True)
+    max_label = n_grades - 1 if measure == "err" else None
+    options = {"measure": measure, "k": k, "max_label": max_label}
+    first, second = metric_moments(P, scores1, group, **options)
+    cross = cross_moment(P, scores1, scores2, group, **options)
+    start = 0
+    for q, size in enumerate(group):
+        rows = slice(start, start + size)
+        want = _enumerate(P[rows], scores1[rows].tolist(), scores2[rows].tolist(), measure, k,
+                          n_grades - 1)
+        start += size
+        np.testing.assert_allclose([first[q], second[q], cross[q]], want, rtol=1e-12,
+                                   atol=1e-14)
+
+
+@pytest.mark.parametrize("measure", ["dcg", "err"])
+def test_cross_moment_of_a_ranking_with_itself_is_its_second_moment(measure):
+    rng = np.random.default_rng(5)
+    P, scores, _, group = _random_pool(rng, [30, 120, 7], 5)
+    for k in (None, 10):
+        second = metric_moments(P, scores, group, measure, k)[1]
+        np.testing.assert_allclose(cross_moment(P, scores, scores, group, measure, k), second,
+                                   rtol=1e-12)
+
+
+@pytest.mark.parametrize("measure", ["dcg", "err"])
+def test_a_certain_model_gives_the_metric_itself(measure):
+    """One grade with probability 1: E[L] = L and E[L²] = L², as lgb_risk.metrics computes L."""
+    rng = np.random.default_rng(2)
+    group = rng.integers(1, 40, 50)
+    labels = rng.integers(0, 5, group.sum())
+    scores = rng.integers(0, 6, labels.size).astype(float)  # ties, kept in input order
+    P = np.eye(5)[labels]
+    for k in (None, 1, 10):
+        first, second = metric_moments(P, scores, group, measure, k,
+                                       **({"max_label": 4} if measure == "err" else {}))
+        want = (metrics.dcg(labels, scores, group, k) if measure == "dcg"
+                else metrics.err(labels, scores, group, k, max_label=4))
+        np.testing.assert_allclose(first, want, rtol=1e-12, atol=0)
+        np.testing.assert_allclose(second, want ** 2, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("measure", ["dcg", "err"])
+def test_moments_agree_with_monte_carlo(measure):
+    rng = np.random.default_rng(11)
+    P, scores1, scores2, group = _random_pool(rng, [60, 25], 5)
+    draws = 100_000
+    cumulative = P.cumsum(axis=1)
+    labels = (rng.random((draws, P.shape[0], 1)) > cumulative[None]).sum(axis=2)
+    flat_group = np.tile(group, draws)
+    flat_labels = labels.ravel()
+    values = []
+    for s in (scores1, scores2):
+        held = ~np.isnan(s)
+        tiled = np.tile(np.where(held, s, -1e9), draws)  # absent documents ranked last ...
+        gains = np.tile(held, draws)                      # ... and worth nothing
+        y = flat_labels * gains
+        L = (metrics.dcg(y, tiled, flat_group, 10) if measure == "dcg"
+             else metrics.err(y, tiled, flat_group, 10, max_label=4))
+        values.append(L.reshape(draws, group.size))
+    first, second = metric_moments(P, scores1, group, measure, 10)
+    cross = cross_moment(P, scores1, scores2, group, measure, 10)
+    for got, sample in ((first, values[0]), (second, values[0] ** 2),
+                        (cross, values[0] * values[1])):
+        se = sample.std(axis=0) / np.sqrt(draws)
+        assert np.all(np.abs(got - sample.mean(axis=0)) < 5 * se + 1e-12), (got, sample.mean(0))
+
+
+def _simulation_pool(seed, m=1500):
+    """A pool whose labels are drawn from its own relevance model, with varied lengths (costs)
+    and varied certainty (some queries nearly known, others not)."""
+    rng = np.random.default_rng(seed)
+    group = rng.integers(3, 40, m)
+    n = int(group.sum())
+    sharpness = np.repeat(rng.choice([0.05, 1.0], m), group)
+    P = rng.dirichlet(np.ones(3), size=n) * sharpness[:, None]
+    P[np.arange(n), rng.integers(0, 3, n)] += 1 - sharpness
+    labels = (rng.random((n, 1)) > P.cumsum(axis=1)).sum(axis=1)
+    scores = labels + rng.normal(size=n)
+    L = metrics.dcg(labels, scores, group, None)
+    return P, scores, group, labels, L
+
+
+def test_unnormalised_estimator_is_unbiased_at_fixed_n():
+    P, scores, group, _, L = _simulation_pool(0, m=400)
+    cost = query_costs(group)
+    q, _, _ = sampling_distribution(P, scores, group, cost, "dcg", None)
+    rng = np.random.default_rng(1)
+    n, reps = 5, 40_000
+    draws = rng.choice(q.size, size=(reps, n), p=q)
+    weights = 1.0 / (q.size * q[draws])
+    estimates = np.array([estimate(L[d], w, normalise=False)[0]
+                          for d, w in zip(draws, weights)])
+    se = estimates.std(ddof=1) / np.sqrt(reps)
+    assert abs(estimates.mean() - L.mean()) < 4 * se, (estimates.mean(), L.mean(), se)
+    normalised = np.array([estimate(L[d], w)[0] for d, w in zip(draws[:4000], weights[:4000])])
+    assert abs(normalised.mean() - L.mean()) > 0  # Eq. 6 is only consistent (bias O(1/n))
+
+
+def test_simulated_mse_ratio_matches_the_prediction():
+    """Active against passive at equal budget, every draw charged (the theory's expected-cost
+    constraint), pool labels fixed: within 0.06 of (E√(vλ))² / (E v E λ)."""
+    P, scores, group, _, L = _simulation_pool(3)
+    cost = query_costs(group)
+    q, v, _ = sampling_distribution(P, scores, group, cost, "dcg", None)
+    predicted = predicted_mse_ratio(v, cost)
+    uniform = np.full(q.size, 1.0 / q.size)
+    rng = np.random.default_rng(4)
+    mse = {}
+    for name, dist in (("active", q), ("passive", uniform)):
+        errors = []
+        for _ in range(3000):
+            draws, _, _ = sample_queries(dist, cost, 60.0, rng, charge_repeats=True)
+            errors.append(estimate(L[draws], 1.0 / (q.size * dist[draws]))[0] - L.mean())
+        mse[name] = np.mean(np.square(errors))
+    ratio = mse["active"] / mse["passive"]
+    print(f"MSE ratio active/passive: simulated {ratio:.3f}, predicted {predicted:.3f}")
+    assert predicted < 0.9 and abs(ratio - predicted) < 0.06, (ratio, predicted)
+
+
+def test_sampler_never_overspends_and_stops_when_everything_is_labelled():
+    rng = np.random.default_rng(0)
+    cost = np.array([0.5, 1.0, 1.5, 2.0])
+    q = np.array([0.1, 0.2, 0.3, 0.4])
+    for budget in (0.5, 1.7, 3.0, 4.9):
+        draws, labelled, spent = sample_queries(q, cost, budget, rng)
+        assert spent <= budget and spent == pytest.approx(cost[labelled].sum())
+        assert set(draws) == set(labelled) and len(set(labelled)) == labelled.size
+    draws, labelled, spent = sample_queries(q, cost, 100.0, rng)
+    assert sorted(labelled) == [0, 1, 2, 3] and spent == 5.0 and draws[-1] == labelled[-1]
+
+
+def test_evaluate_on_a_pool_passive_and_active_compare():
+    P, scores, group, labels, _ = _simulation_pool(7, m=300)
+    starts = np.concatenate(([0], np.cumsum(group)))
+    ids = np.array([f"q{i}" for i in range(group.size)])
+    lookup = {qid: labels[starts[i]:starts[i + 1]] for i, qid in enumerate(ids)}
+    truth = metrics.dcg(labels, scores, group, 10).mean()
+    other = scores + np.random.default_rng(0).normal(size=scores.size)
+    truth_difference = truth - metrics.dcg(labels, other, group, 10).mean()
+    for passive in (False, True):
+        result = evaluate(P, scores, group, lookup.__getitem__, 30, query_ids=ids,
+                          passive=passive, seed=3)
+        assert result.spent <= 30 and result.n_labelled <= result.n_draws
+        assert abs(result.estimate - truth) < 5 * result.standard_error
+        assert set(result.draws) <= set(ids)
+    compared = evaluate(P, scores, group, lookup.__getitem__, 30, query_ids=ids,
+                        scores2=other, seed=3)
+    assert abs(compared.estimate - truth_difference) < 5 * compared.standard_error
+    everything = evaluate(P, scores, group, lookup.__getitem__, 1e6, query_ids=ids, seed=3)
+    assert everything.exhausted and everything.estimate == pytest.approx(truth, rel=1e-12)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: metric_moments(np.array([[0.5, 0.4]]), [1.0], [1]), "row 0 of P sums to 0.9"),
+    (lambda: metric_moments(np.array([[0.5, 0.5]]), [1.0, 2.0], [2]), "one value per document"),
+    (lambda: metric_moments(np.array([[1.5, -0.5]]), [1.0], [1]), r"P\[0, 1\] = -0.5"),
+    (lambda: metric_moments(np.ones(3) / 3, [1.0], [1]), "must be a matrix"),
+    (lambda: metric_moments(uniform_relevance(2, 3), [1.0, 2.0], [3]), "add up to 3"),
+    (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "ndcg"), "IDCG depends"),
+    (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "map"), "measure must be"),
+    (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "err", max_label=1),
+     "max_label must be a whole number >= 2"),
+    (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], ties="pessimistic"),
+     "labels, which are unknown"),
+    (lambda: query_costs([2, 2], doc_cost=[1.0, 0.0, 1.0, 1.0]), r"doc_cost\[1\] is 0.0"),
+    (lambda: sample_queries([0.5, 0.5], [2.0, 3.0], 1.0, np.random.default_rng()),
+     "budget 1 is below the cheapest query's cost 2"),
+    (lambda: evaluate(uniform_relevance(4, 3), [1.0, 2.0, 3.0, 4.0], [2, 2], {}.__getitem__,
+                      5, query_ids=["a", "b"], seed=0),
+     "the oracle has no labels for query id"),
+    (lambda: evaluate(uniform_relevance(4, 3), [1.0, 2.0, 3.0, 4.0], [2, 2],
+                      lambda q: [0, 3], 5, seed=0), "label 3 for query id .*, document 1"),
+])
+def test_bad_input_is_a_specific_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def _graded_documents(seed, n=3000):
+    """Grades from a known ordered-logit model, with each document's true probabilities."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    mean = 1.5 * X[:, 0] - X[:, 1]
+    grades = np.digitize(mean + rng.logistic(size=n), [-1.0, 1.5])  # 0, 1, 2
+    below = 1 / (1 + np.exp(-(np.array([-1.0, 1.5])[None, :] - mean[:, None])))
+    truth = np.diff(np.hstack([np.zeros((n, 1)), below, np.ones((n, 1))]), axis=1)
+    return X, grades, truth
+
+
+@pytest.mark.parametrize("kind", ["multiclass", "ordinal"])
+def test_relevance_models_give_valid_informative_probabilities(kind):
+    from lgb_risk.active import relevance_probabilities
+
+    X, grades, truth = _graded_documents(0)
+    train, pool = slice(0, 2000), slice(2000, None)
+    P = relevance_probabilities(X[train], grades[train], X[pool], 3, kind=kind,
+                                num_boost_round=100)
+    assert P.shape == (1000, 3) and np.all(P >= 0)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
+    # Held-out log-likelihood: three quarters of the way from the uniform model to the true one.
+    def loglik(probs):
+        return np.log(probs[np.arange(1000), grades[pool]]).mean()
+    uniform, best = np.log(1 / 3), loglik(truth[pool])
+    assert loglik(P) > uniform + 0.75 * (best - uniform), (loglik(P), uniform, best)
+
+
+def test_ordered_logit_calibration_recovers_the_generating_model():
+    from lgb_risk.active import calibrate_scores
+
+    rng = np.random.default_rng(1)
+    scores = rng.normal(size=20_000)
+    cuts, beta = np.array([-0.5, 1.0]), 2.0  # P(y <= c | s) = σ(θ_c − β s)
+    below = 1 / (1 + np.exp(-(cuts[None, :] - beta * scores[:, None])))
+    grades = (rng.random((scores.size, 1)) > below).sum(axis=1)
+    pool = np.linspace(-2, 2, 9)
+    want_below = 1 / (1 + np.exp(-(cuts[None, :] - beta * pool[:, None])))
+    want = np.diff(np.hstack([np.zeros((9, 1)), want_below, np.ones((9, 1))]), axis=1)
+    np.testing.assert_allclose(calibrate_scores(scores, grades, pool, 3), want, atol=0.02)
