@@ -37,22 +37,12 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from lgb_risk import metrics
 from lgb_risk._io import atomic_write_text
-from lgb_risk.active import (
-    estimate,
-    predicted_mse_ratio,
-    query_costs,
-    relevance_probabilities,
-    sample_queries,
-    sampling_distribution,
-    uniform_relevance,
-)
+from lgb_risk.active import METHODS, relevance_probabilities, simulate
 from lgb_risk.data import load_letor
 
 BUDGETS = (5, 10, 20, 30, 50, 75, 100)
 MEASURES = ("dcg", "err")
-METHODS = ("passive", "active", "active uniD", "active uniC")
 K = 10
 N_GRADES = 3
 SEED = 2013
@@ -90,48 +80,14 @@ def train_rankers(X, y, group, train_queries, X_pool, rng):
     return P, lambdamart.predict(X_pool, num_iteration=lambdamart.best_iteration)
 
 
-def pool_measure(measure, labels, scores, group):
-    """Per-query L on the documents each ranking holds (NaN: not held)."""
-    held = ~np.isnan(scores)
-    y = np.where(held, labels, 0)  # a document not held: no gain, ranked below the others
-    s = np.where(held, scores, np.nanmin(scores) - 1.0)
-    if measure == "dcg":
-        return metrics.dcg(y, s, group, K)
-    return metrics.err(y, s, group, K, max_label=N_GRADES - 1)
-
-
-def simulate(task, measure, P, scores1, scores2, labels, group, rotation, repetitions, rng):
+def run_task(task, measure, P, scores1, scores2, labels, group, rotation, repetitions, rng):
     """Errors of every method and budget for one task, measure and rotation."""
-    cost = query_costs(group, scores=scores1, scores2=scores2, k=K)
-    truth_per_query = pool_measure(measure, labels, scores1, group)
-    if scores2 is not None:
-        truth_per_query = truth_per_query - pool_measure(measure, labels, scores2, group)
-    truth = truth_per_query.mean()
-    options = {"scores2": scores2, "measure": measure, "k": K}
-    q_active, v, _ = sampling_distribution(P, scores1, group, cost, **options)
-    q_unid, _, _ = sampling_distribution(uniform_relevance(*P.shape), scores1, group, cost,
-                                         **options)
-    q_unic, _, _ = sampling_distribution(P, scores1, group, np.ones_like(cost), **options)
-    q_passive = np.full(group.size, 1.0 / group.size)
-    predicted = predicted_mse_ratio(v, cost)
-    rows = []
-    for method, q in zip(METHODS, (q_passive, q_active, q_unid, q_unic)):
-        weights_of = 1.0 / (q.size * q)
-        for budget in BUDGETS:
-            errors, draws_made = [], []
-            for _ in range(repetitions):
-                draws, _, _ = sample_queries(q, cost, budget, rng)
-                errors.append(estimate(truth_per_query[draws], weights_of[draws])[0] - truth)
-                draws_made.append(draws.size)
-            errors = np.array(errors)
-            rows.append({
-                "task": task, "measure": measure, "method": method, "budget": budget,
-                "rotation": rotation, "truth": truth, "mean_abs_error": np.abs(errors).mean(),
-                "sq_error": np.square(errors).mean(),
-                "wrong_sign": np.mean(np.sign(errors + truth) != np.sign(truth)),
-                "draws": np.mean(draws_made), "predicted_ratio": predicted,
-                "abs_error_sd": np.abs(errors).std(ddof=1), "repetitions": repetitions})
-    return rows
+    frame = simulate(P, scores1, group, labels, BUDGETS, repetitions=repetitions,
+                     measure=measure, k=K, scores2=scores2, seed=rng)
+    frame.insert(0, "task", task)
+    frame.insert(1, "measure", measure)
+    frame.insert(2, "rotation", rotation)
+    return frame.to_dict("records")
 
 
 def main():
@@ -162,7 +118,7 @@ def main():
                  ("index update (LambdaMART, 10% removed)", lm, updated))
         for task, s1, s2 in tasks:
             for measure in MEASURES:
-                rows += simulate(task, measure, P, s1, s2, yp, gp, rotation, args.repetitions,
+                rows += run_task(task, measure, P, s1, s2, yp, gp, rotation, args.repetitions,
                                  rng)
         print(f"rotation {rotation}: pool {gp.size} queries, {time.perf_counter() - start:.0f} s",
               flush=True)

@@ -6,6 +6,8 @@
 ``lgb-risk run [CONFIG]``                  run (or resume) an experiment: split, baselines,
                                           learners x alpha x folds, report.
 ``lgb-risk split CONFIG`` / ``baselines``  run an experiment's first stages only.
+``lgb-risk active POOL --scores FILE``     estimate a ranker's DCG/ERR on a labelling budget
+                                          ([AE]), or simulate active against passive.
 ``lgb-risk demo``                         evaluate a small synthetic TREC collection.
 
 Run ``lgb-risk COMMAND --help`` for the options.
@@ -173,6 +175,104 @@ def _cmd_demo(args) -> None:
     write_output(table, "table", None, decimals=4)
 
 
+def _active_inputs(args):
+    """Pool, scores, relevance model and per-document costs from the files named on the line."""
+    from lgb_risk import active
+
+    pool = data.load_letor(args.pool, n_features=args.n_features)
+    scores = data.read_pool_scores(args.scores, pool)
+    scores2 = None if args.scores2 is None else data.read_pool_scores(args.scores2, pool)
+    if args.probabilities:
+        P = np.loadtxt(args.probabilities, delimiter=",", ndmin=2)
+        if P.shape[0] != pool.y.size:
+            raise ValueError(f"{args.probabilities} has {P.shape[0]} rows but the pool has "
+                             f"{pool.y.size} documents; one row of grade probabilities each")
+    elif args.relevance_data:
+        labelled = data.load_letor(args.relevance_data, n_features=pool.X.shape[1])
+        grades = int(max(labelled.y.max(), pool.y.max())) + 1 if args.grades is None \
+            else args.grades
+        P = active.relevance_probabilities(labelled.X, labelled.y, pool.X, grades,
+                                           kind=args.relevance_model)
+    else:
+        grades = int(pool.y.max()) + 1 if args.grades is None else args.grades
+        P = active.uniform_relevance(pool.y.size, max(grades, 2))
+    doc_cost = None if args.doc_cost is None else np.loadtxt(args.doc_cost, ndmin=1)
+    return pool, scores, scores2, P, doc_cost
+
+
+def _cmd_active(args) -> None:
+    from lgb_risk import active
+
+    pool, scores, scores2, P, doc_cost = _active_inputs(args)
+    options = {"measure": args.measure, "k": args.k, "scores2": scores2, "doc_cost": doc_cost}
+    if args.simulate:
+        frame = active.simulate(P, scores, pool.group, pool.y, args.budget,
+                                repetitions=args.repetitions, seed=args.seed, **options)
+        frame["se"] = frame["abs_error_sd"] / np.sqrt(frame["repetitions"])
+        frame = frame[["method", "budget", "truth", "mean_abs_error", "se", "sq_error",
+                       "wrong_sign", "draws", "predicted_ratio"]]
+        if args.figure:
+            _active_figure(frame, args.figure)
+    else:
+        starts = np.concatenate(([0], np.cumsum(pool.group)))
+        index = {str(q): i for i, q in enumerate(pool.query_ids)}
+
+        def oracle(query_id):
+            i = index[str(query_id)]
+            return pool.y[starts[i]:starts[i + 1]]
+
+        rows = []
+        for budget in args.budget:
+            result = active.evaluate(P, scores, pool.group, oracle, budget,
+                                     query_ids=pool.query_ids, passive=args.passive,
+                                     seed=args.seed, **options)
+            rows.append({"budget": budget, "estimate": result.estimate,
+                         "standard_error": result.standard_error, "draws": result.n_draws,
+                         "labelled": result.n_labelled, "spent": result.spent,
+                         "exhausted": result.exhausted, "model_target": result.model_target,
+                         "predicted_mse_ratio": result.predicted_mse_ratio})
+        frame = pd.DataFrame(rows)
+    write_output(frame, args.format, args.output)
+
+
+def _active_figure(frame: pd.DataFrame, path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ValueError("--figure needs matplotlib (pip install 'lgb_risk[plot]')") from None
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    for method, rows in frame.groupby("method", sort=False):
+        ax.errorbar(rows["budget"], rows["mean_abs_error"], yerr=rows["se"], marker="o",
+                    markersize=3, label=method)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("budget (mean-query costs)")
+    ax.set_ylabel("mean absolute error")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    from lgb_risk._io import atomic_write
+
+    atomic_write(Path(path), lambda tmp: fig.savefig(tmp, format="png", dpi=100))
+    plt.close(fig)
+
+
+def _cutoff(text: str):
+    return None if text == "all" else _positive_int(text)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not np.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
+
+
 def _experiment_config(args):
     from lgb_risk.config import load_config
 
@@ -248,6 +348,45 @@ def build_parser() -> argparse.ArgumentParser:
             cmd.add_argument("--jobs", type=_positive_int, default=1,
                              help="units of work trained in parallel processes (default 1)")
         cmd.set_defaults(func=lambda args, stage=stage: _cmd_run(args, stage))
+
+    ac = sub.add_parser(
+        "active", help="estimate a ranker's DCG/ERR on a labelling budget ([AE])",
+        description="Active evaluation (Sawade et al., Machine Learning 2013): estimate the mean "
+        "DCG@k or ERR@k of a ranker over a pool of queries (or the difference of two rankers) "
+        "from the queries a labelling budget pays for, drawn from the cost-optimal distribution. "
+        "The pool file's labels answer for the queries drawn (the oracle). With "
+        "--simulate, the labels of the whole pool are known: the sampling is repeated and the "
+        "error of active, passive and the variants is reported per budget.")
+    ac.add_argument("pool", help="LETOR/SVMlight file of the pool's documents (qid: per line)")
+    ac.add_argument("--scores", required=True, help="the ranker's scores: one per line in the "
+                    "pool's order (nan: not ranked), or a TREC run matched by document id")
+    ac.add_argument("--scores2", help="a second ranker's scores: estimate the difference")
+    model = ac.add_mutually_exclusive_group()
+    model.add_argument("--probabilities", help="CSV of grade probabilities, one row per pool "
+                       "document (columns: grades 0..G-1)")
+    model.add_argument("--relevance-data", help="labelled LETOR file (outside the pool) to "
+                       "train the relevance model on; default: a uniform model")
+    ac.add_argument("--relevance-model", choices=("multiclass", "ordinal"), default="multiclass",
+                    help="kind of relevance model trained on --relevance-data")
+    ac.add_argument("--grades", type=_positive_int, help="number of grades G (default: highest "
+                    "label + 1)")
+    ac.add_argument("--measure", choices=("dcg", "err"), default="dcg")
+    ac.add_argument("--k", type=_cutoff, default=10, help="cut-off, or 'all' (default 10)")
+    ac.add_argument("--budget", nargs="+", type=_positive_float, required=True,
+                    help="labelling budget(s) in mean-query costs")
+    ac.add_argument("--doc-cost", help="file of per-document labelling costs (one per line; "
+                    "default: 1 each)")
+    ac.add_argument("--n-features", type=_positive_int, help="number of feature columns")
+    ac.add_argument("--passive", action="store_true", help="sample uniformly instead")
+    ac.add_argument("--simulate", action="store_true",
+                    help="repeat the sampling on a fully labelled pool and report errors")
+    ac.add_argument("--repetitions", type=_positive_int, default=1000,
+                    help="repetitions per budget and method with --simulate (default 1000)")
+    ac.add_argument("--figure", help="with --simulate: write error against budget as a PNG")
+    ac.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    ac.add_argument("--format", choices=FORMATS, default="table")
+    ac.add_argument("-o", "--output", help="write to this file instead of standard output")
+    ac.set_defaults(func=_cmd_active)
 
     dm = sub.add_parser("demo", help="write a small synthetic TREC collection and evaluate it")
     dm.add_argument("--out", help="folder for the collection (default: a new temporary folder)")

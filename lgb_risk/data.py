@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["read_run", "read_qrels", "run_name", "load_letor", "LetorData"]
+__all__ = ["read_run", "read_qrels", "run_name", "load_letor", "LetorData", "read_pool_scores"]
 
 
 def run_name(path) -> str:
@@ -241,3 +241,38 @@ def _has_qid(path) -> bool:
             if line.strip():
                 return "qid:" in line
     return False
+
+
+def read_pool_scores(path, pool: LetorData) -> np.ndarray:
+    """A ranker's scores of a pool's documents, in the pool's document order.
+
+    ``path`` holds one score per line (``nan`` for a document the ranking does not hold), as many
+    lines as the pool has documents; or a TREC run (``QID Q0 DOCNO RANK SCORE RUNID``), matched to
+    the pool by query id and the document ids of the pool file's comments, its documents the run
+    lacks getting NaN.
+    """
+    first = next(_lines(path), (0, []))[1]
+    if len(first) == 6 and first[1] == "Q0":
+        if pool.docids is None:
+            raise ValueError(f"{path} is a TREC run, but the pool file has no document ids "
+                             "(comments '# docid = ...') to match it with")
+        run = read_run(path)
+        scores = dict(zip(zip(run["topic"], run["docno"]), run["score"]))
+        return np.array([scores.get((str(q), str(d)), np.nan)
+                         for q, d in zip(pool.qid, pool.docids)], dtype=np.float64)
+    values = []
+    for number, fields in _lines(path):
+        try:
+            if len(fields) != 1:
+                raise ValueError
+            value = float(fields[0])
+            if np.isinf(value):
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"{path}:{number}: expected one score (a finite number, or nan for "
+                             f"a document not ranked), got {' '.join(fields)!r}") from None
+        values.append(value)
+    if len(values) != pool.y.size:
+        raise ValueError(f"{path} has {len(values)} scores but the pool has {pool.y.size} "
+                         "documents; one score per document, in the pool file's order")
+    return np.array(values)

@@ -12,17 +12,21 @@ based on graded relevance. Machine Learning 92(1):41-64, 2013.
 from lgb_risk.active.moments import cross_moment, metric_moments
 from lgb_risk.active.relevance import calibrate_scores, relevance_probabilities, uniform_relevance
 from lgb_risk.active.sampling import (
+    METHODS,
     ActiveEstimate,
     estimate,
     evaluate,
+    measure_values,
     predicted_mse_ratio,
     query_costs,
     sample_queries,
     sampling_distribution,
+    simulate,
 )
 
 __all__ = [
     "metric_moments", "cross_moment", "relevance_probabilities", "calibrate_scores",
     "uniform_relevance", "query_costs", "sampling_distribution", "predicted_mse_ratio",
-    "sample_queries", "estimate", "evaluate", "ActiveEstimate",
+    "sample_queries", "estimate", "evaluate", "ActiveEstimate", "measure_values", "simulate",
+    "METHODS",
 ]

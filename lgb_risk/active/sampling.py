@@ -34,16 +34,19 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from lgb_risk import metrics
 from lgb_risk._ranking import offsets_from_group
 from lgb_risk._validation import check_group
 from lgb_risk.active.moments import check_probabilities, cross_moment, metric_moments
+from lgb_risk.active.relevance import uniform_relevance
 
 __all__ = ["query_costs", "sampling_distribution", "predicted_mse_ratio", "sample_queries",
-           "estimate", "evaluate", "ActiveEstimate"]
+           "estimate", "evaluate", "ActiveEstimate", "measure_values", "simulate", "METHODS"]
 
 _AUTO_MIX = 1e-3
+METHODS = ("passive", "active", "active uniD", "active uniC")
 
 
 def _labelled_documents(group, scores, scores2, k):
@@ -251,15 +254,93 @@ class ActiveEstimate:
     predicted_mse_ratio: float  # active against passive at equal budget (1 for passive)
 
 
-def _query_measure(labels, scores, measure, k, label_gain, max_label):
-    """L of one labelled query, on the documents its ranking holds."""
-    held = ~np.isnan(scores)
-    if not held.any():
-        return 0.0
-    y, s = labels[held], scores[held]
-    if measure == "dcg":
-        return float(metrics.dcg(y, s, [y.size], k, label_gain=label_gain)[0])
-    return float(metrics.err(y, s, [y.size], k, max_label=max_label)[0])
+def measure_values(labels, scores, group, measure="dcg", k=10, *, label_gain=None,
+                   max_label=None):
+    """L of every query on the documents its ranking holds (score not NaN; 0 if none).
+
+    The realised counterpart of :func:`~lgb_risk.active.metric_moments`' E[L]: the same
+    measure, cut-off, gains and ties, computed by :mod:`lgb_risk.metrics`.
+    """
+    y = np.asarray(labels)
+    s = np.asarray(scores, dtype=np.float64)
+    g = np.asarray(group, dtype=np.int64)
+    held = ~np.isnan(s)
+    held_per_query = np.bincount(np.repeat(np.arange(g.size), g), weights=held,
+                                 minlength=g.size).astype(np.int64)
+    values = np.zeros(g.size)
+    ranked = held_per_query > 0
+    if ranked.any():
+        if measure == "dcg":
+            values[ranked] = metrics.dcg(y[held], s[held], held_per_query[ranked], k,
+                                         label_gain=label_gain)
+        else:
+            if max_label is None:
+                raise ValueError("ERR needs max_label (the relevance model's highest grade)")
+            values[ranked] = metrics.err(y[held], s[held], held_per_query[ranked], k,
+                                         max_label=max_label)
+    return values
+
+
+def simulate(P, scores, group, labels, budgets, *, repetitions=1000, measure="dcg", k=10,
+             scores2=None, doc_cost=None, methods=METHODS, label_gain=None, max_label=None,
+             seed=None):
+    """Error of each estimation method per budget on a pool whose labels are known.
+
+    The pool value (R_D, or Δ_D with ``scores2``) is computed from ``labels``; each method samples
+    ``repetitions`` times per budget (repeated queries free) and estimates with Eq. 6. Methods:
+    "passive" (uniform), "active" (q* under P), "active uniD" (q* under a uniform relevance
+    model), "active uniC" (q* with costs left out). ``max_label`` defaults to G − 1 of P.
+
+    Returns
+    -------
+    DataFrame
+        One row per method and budget: truth, mean_abs_error, abs_error_sd, sq_error (mean),
+        wrong_sign (share of estimates whose sign differs from the truth's), draws (mean),
+        predicted_ratio (active against passive, from the model), repetitions.
+    """
+    probs = check_probabilities(P)
+    s1 = np.asarray(scores, dtype=np.float64)
+    s2 = None if scores2 is None else np.asarray(scores2, dtype=np.float64)
+    g = check_group(group, s1.size, "scores")
+    unknown = set(methods) - set(METHODS)
+    if unknown:
+        raise ValueError(f"unknown methods {sorted(unknown)}; allowed: {list(METHODS)}")
+    if measure == "err" and max_label is None:
+        max_label = probs.shape[1] - 1
+    options = {"measure": measure, "k": k, "label_gain": label_gain, "max_label": max_label}
+    truth_per_query = measure_values(labels, s1, g, **options)
+    if s2 is not None:
+        truth_per_query = truth_per_query - measure_values(labels, s2, g, **options)
+    truth = float(truth_per_query.mean())
+    cost = query_costs(g, scores=s1, scores2=s2, k=k, doc_cost=doc_cost)
+    q_active, v, _ = sampling_distribution(probs, s1, g, cost, scores2=s2, **options)
+    distributions = {
+        "passive": np.full(g.size, 1.0 / g.size),
+        "active": q_active,
+        "active uniD": sampling_distribution(uniform_relevance(*probs.shape), s1, g, cost,
+                                             scores2=s2, **options)[0],
+        "active uniC": sampling_distribution(probs, s1, g, np.ones_like(cost), scores2=s2,
+                                             **options)[0]}
+    predicted = predicted_mse_ratio(v, cost)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for method in methods:
+        q = distributions[method]
+        weight_of = 1.0 / (q.size * q)
+        for budget in budgets:
+            errors, draws_made = np.empty(repetitions), np.empty(repetitions)
+            for r in range(repetitions):
+                draws, _, _ = sample_queries(q, cost, budget, rng)
+                errors[r] = estimate(truth_per_query[draws], weight_of[draws])[0] - truth
+                draws_made[r] = draws.size
+            rows.append({"method": method, "budget": budget, "truth": truth,
+                         "mean_abs_error": np.abs(errors).mean(),
+                         "abs_error_sd": np.abs(errors).std(ddof=1),
+                         "sq_error": np.square(errors).mean(),
+                         "wrong_sign": np.mean(np.sign(errors + truth) != np.sign(truth)),
+                         "draws": draws_made.mean(), "predicted_ratio": predicted,
+                         "repetitions": repetitions})
+    return pd.DataFrame(rows)
 
 
 def evaluate(P, scores, group, oracle, budget, *, measure="dcg", k=10, scores2=None,
@@ -324,6 +405,8 @@ def evaluate(P, scores, group, oracle, budget, *, measure="dcg", k=10, scores2=N
         raise ValueError(f"query_ids must have one id per query ({m}), got shape {ids.shape}")
     s2 = None if scores2 is None else np.asarray(scores2, dtype=np.float64)
     cost = query_costs(g, scores=s1, scores2=s2, k=k, doc_cost=doc_cost)
+    if measure == "err" and max_label is None:
+        max_label = probs.shape[1] - 1
     options = {"measure": measure, "k": k, "label_gain": label_gain, "max_label": max_label}
     q_star, v, target = sampling_distribution(
         probs, s1, g, cost if costs_in_q else (cost > 0).astype(np.float64), scores2=s2,
@@ -339,9 +422,9 @@ def evaluate(P, scores, group, oracle, budget, *, measure="dcg", k=10, scores2=N
     for x in labelled:
         y = _oracle_labels(oracle, ids[x], int(g[x]), n_grades)
         a, b = offsets[x], offsets[x + 1]
-        value[x] = _query_measure(y, s1[a:b], measure, k, label_gain, max_label)
+        value[x] = measure_values(y, s1[a:b], [b - a], **options)[0]
         if s2 is not None:
-            value[x] -= _query_measure(y, s2[a:b], measure, k, label_gain, max_label)
+            value[x] -= measure_values(y, s2[a:b], [b - a], **options)[0]
     share = drawable.sum() / m  # queries with nothing to label have L = 0
     exhausted = labelled.size == int((q > 0).sum())
     weights = 1.0 / (drawable.sum() * q[draws])

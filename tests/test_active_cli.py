@@ -1,0 +1,86 @@
+"""``lgb-risk active``: estimate and simulate from files, and bad input."""
+
+import io
+import re
+from contextlib import redirect_stdout
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lgb_risk import cli, metrics
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory):
+    """A LETOR pool file with document ids, BM25-like scores and a labelled training file."""
+    folder = tmp_path_factory.mktemp("active")
+    rng = np.random.default_rng(0)
+    files = {}
+    for name, n_queries in (("pool", 120), ("train", 80)):
+        group = rng.integers(3, 25, n_queries)
+        labels = rng.choice(3, size=group.sum(), p=[0.6, 0.3, 0.1])
+        X = rng.normal(size=(labels.size, 3)) + labels[:, None] * [0.8, 0.3, 0.0]
+        qid = np.repeat(np.arange(n_queries) + (1000 if name == "pool" else 1), group)
+        lines = [f"{y} qid:{q} " + " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(x))
+                 + f" #docid = d{i}" for i, (y, q, x) in enumerate(zip(labels, qid, X))]
+        path = folder / f"{name}.txt"
+        path.write_text("\n".join(lines) + "\n")
+        files[name] = (path, labels, group, X, qid)
+    path, labels, group, X, qid = files["pool"]
+    scores = folder / "scores.txt"
+    np.savetxt(scores, X[:, 0])
+    run = folder / "run.txt"
+    run.write_text("".join(f"{q} Q0 d{i} 1 {s:.6f} r\n" for i, (q, s) in
+                           enumerate(zip(qid, X[:, 0])) if i % 5))  # the run lacks every 5th
+    return {"folder": folder, "pool": path, "train": files["train"][0], "scores": scores,
+            "run": run, "labels": labels, "group": group, "X": X}
+
+
+def _run(*args):
+    out = io.StringIO()
+    with redirect_stdout(out):
+        status = cli.main(["active", *map(str, args), "--format", "csv"])
+    return status, out.getvalue()
+
+
+def test_estimate_from_files_is_close_to_the_pool_value(pool):
+    status, text = _run(pool["pool"], "--scores", pool["scores"], "--relevance-data",
+                        pool["train"], "--budget", "30", "1000", "--measure", "err")
+    assert status == 0
+    frame = pd.read_csv(io.StringIO(text))
+    truth = metrics.err(pool["labels"], pool["X"][:, 0], pool["group"], 10, max_label=2).mean()
+    partial, everything = frame.iloc[0], frame.iloc[1]
+    assert partial["spent"] <= 30 and abs(partial["estimate"] - truth) < 5 * partial[
+        "standard_error"]
+    assert everything["exhausted"] and everything["estimate"] == pytest.approx(truth, abs=1e-6)
+
+
+def test_simulation_reports_every_method_and_budget(pool, tmp_path):
+    figure = tmp_path / "error.png"
+    status, text = _run(pool["pool"], "--scores", pool["scores"], "--scores2", pool["run"],
+                        "--budget", "5", "20", "--simulate", "--repetitions", "50",
+                        "--figure", figure)
+    assert status == 0 and figure.stat().st_size > 0
+    frame = pd.read_csv(io.StringIO(text))
+    assert list(frame["method"].unique()) == ["passive", "active", "active uniD", "active uniC"]
+    assert sorted(frame["budget"].unique()) == [5, 20]
+    held = np.ones(pool["labels"].size, dtype=bool)
+    held[::5] = False  # documents the run lacks
+    lacking = np.where(held, pool["X"][:, 0], pool["X"][:, 0].min() - 1)
+    truth = (metrics.dcg(pool["labels"], pool["X"][:, 0], pool["group"], 10)
+             - metrics.dcg(np.where(held, pool["labels"], 0), lacking, pool["group"], 10))
+    assert frame["truth"].to_numpy() == pytest.approx(truth.mean(), abs=1e-6)
+
+
+@pytest.mark.parametrize("content, message", [
+    ("1.0\n2.0\n", "has 2 scores but the pool has"),
+    ("1.0\nabc\n", r"scores.txt:2: expected one score .* got 'abc'"),
+    ("1.0\ninf\n", r"scores.txt:2: expected one score"),
+])
+def test_bad_score_files_name_the_file_and_line(pool, tmp_path, capsys, content, message):
+    bad = tmp_path / "scores.txt"
+    bad.write_text(content)
+    status = cli.main(["active", str(pool["pool"]), "--scores", str(bad), "--budget", "5"])
+    assert status == 2
+    assert re.search(message, capsys.readouterr().err)
