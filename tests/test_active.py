@@ -76,6 +76,30 @@ def test_moments_equal_exact_enumeration(measure, n_grades, sizes, k):
                                    atol=1e-14)
 
 
+@pytest.mark.parametrize("k", [None, 2])
+def test_dcg_moments_with_average_ties_equal_enumeration_over_labels_and_tie_orders(k):
+    """ties="average": E over labels of the mean DCG over every order of the tied documents."""
+    rng = np.random.default_rng(8)
+    P, _, _, _ = _random_pool(rng, [5], 3)
+    scores1 = np.array([1.0, 2.0, 1.0, 2.0, 1.0])
+    scores2 = np.array([0.0, 0.0, np.nan, 1.0, 0.0])
+    orders = {}
+    for name, s in (("1", scores1), ("2", scores2)):
+        held = [d for d in range(5) if not np.isnan(s[d])]
+        orders[name] = [p for p in itertools.permutations(held)
+                        if all(s[p[i]] >= s[p[i + 1]] for i in range(len(p) - 1))]
+    first = second = cross = 0.0
+    for labels in itertools.product(range(3), repeat=5):
+        weight = math.prod(P[d, y] for d, y in enumerate(labels))
+        a, b = (np.mean([naive.dcg([labels[d] for d in order], k) for order in orders[name]])
+                for name in ("1", "2"))
+        first, second, cross = first + weight * a, second + weight * a * a, cross + weight * a * b
+    got_first, got_second = metric_moments(P, scores1, [5], "dcg", k, ties="average")
+    got_cross = cross_moment(P, scores1, scores2, [5], "dcg", k, ties="average")
+    np.testing.assert_allclose([got_first[0], got_second[0], got_cross[0]],
+                               [first, second, cross], rtol=1e-12)
+
+
 @pytest.mark.parametrize("measure", ["dcg", "err"])
 def test_cross_moment_of_a_ranking_with_itself_is_its_second_moment(measure):
     rng = np.random.default_rng(5)

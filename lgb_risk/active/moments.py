@@ -23,7 +23,10 @@ a product of per-document factors (E ℓ, E ℓ², E ℓ(1 − ℓ), E(1 − ℓ
 prefix-product tables: O(K1 K2) per query.
 
 Rankings follow :mod:`lgb_risk.metrics`: documents ordered by score descending, ties in input
-order (``ties="stable"``, LightGBM's convention); a document with score NaN is not in the ranking.
+order (``ties="stable"``, LightGBM's convention) or, for DCG, ``ties="average"`` (each tied
+document weighted by the mean discount of its tie block: DCG stays linear in the gains, so the
+formulas hold with those weights); a document with score NaN is not in the ranking. The
+label-dependent tie rules (pessimistic, optimistic) are refused: the labels are unknown.
 NDCG is not covered: its normaliser IDCG depends on the labels, so E[NDCG²] does not factorise
 ([AE] covers DCG and ERR only).
 """
@@ -34,7 +37,7 @@ import numba as nb
 import numpy as np
 
 from lgb_risk import metrics
-from lgb_risk._ranking import _argsort_segments, offsets_from_group
+from lgb_risk._ranking import _argsort_segments, offsets_from_group, positions_in_query
 from lgb_risk._validation import check_group, check_k
 
 __all__ = ["metric_moments", "cross_moment", "check_probabilities", "MEASURES"]
@@ -114,14 +117,47 @@ def _prepare(P, scores, group, measure, k, label_gain, max_label, ties, name="sc
     if bad.size:
         raise ValueError(f"{name}[{int(bad[0])}] is {float(s[bad[0]])}: scores must be finite, "
                          "or NaN for a document the ranking does not hold")
-    if ties != "stable":
-        raise ValueError(f"ties must be 'stable' in active evaluation, got {ties!r}: the other "
-                         "tie rules depend on the labels, which are unknown before labelling")
+    allowed = ("stable", "average") if measure == "dcg" else ("stable",)
+    if ties not in allowed:
+        raise ValueError(f"ties must be one of {list(allowed)} for {measure} in active "
+                         f"evaluation, got {ties!r}: the pessimistic and optimistic rules depend "
+                         "on the labels, which are unknown before labelling")
     k = check_k(k)
     table = _grade_tables(measure, probs.shape[1], k, label_gain, max_label)
-    offsets = offsets_from_group(g)
-    width = int(g.max()) if k is None else int(k)
-    return probs, s, offsets, width, table
+    return probs, s, g, k, table
+
+
+def discount_weights(scores, group, k, ties="stable"):
+    """Per document: its DCG@k discount in the ranking (tie-block mean with ``"average"``), 0
+    beyond k or where the ranking does not hold it (score NaN). ``group`` must be validated.
+
+    Its non-zero entries are the documents whose labels L depends on: those to label.
+    """
+    held = ~np.isnan(scores)
+    held_per_query = np.bincount(np.repeat(np.arange(group.size), group), weights=held,
+                                 minlength=group.size).astype(np.int64)
+    held_group = held_per_query[held_per_query > 0]
+    weights = np.zeros(scores.size)
+    if held_group.size == 0:
+        return weights
+    held_scores = scores[held]
+    order = _argsort_segments(-held_scores, -held_scores, False, offsets_from_group(held_group))
+    positions = positions_in_query(held_group)
+    if ties == "average":
+        discount = metrics._average_discount(held_scores[order], positions, held_group, k)
+    else:
+        cutoff = int(held_group.max()) if k is None else k
+        discount = np.where(positions < cutoff,
+                            metrics._discounts(int(held_group.max()))[positions], 0.0)
+    in_ranking = np.empty(held_scores.size)
+    in_ranking[order] = discount
+    weights[held] = in_ranking
+    return weights
+
+
+def _grade_mean_variance(probs, table):
+    mean = probs @ table
+    return mean, np.maximum(probs @ (table * table) - mean * mean, 0.0)
 
 
 @nb.njit(cache=True)
@@ -136,32 +172,22 @@ def _grade_moments(probs, d, table):
 
 
 @nb.njit(parallel=True, cache=True)
-def _moments_kernel(probs, order, offsets, ranked, width, table, discounts, is_err):
+def _err_moments_kernel(probs, order, offsets, ranked, width, table):
+    """E[ERR], E[ERR²] per query by the backward recursion (module docstring)."""
     n_queries = offsets.size - 1
     first = np.zeros(n_queries)
     second = np.zeros(n_queries)
     for q in nb.prange(n_queries):
         start = offsets[q]
-        top = min(width, ranked[q])
-        if is_err:
-            t1 = 0.0
-            t2 = 0.0
-            for p in range(top - 1, -1, -1):
-                e1, e2 = _grade_moments(probs, order[start + p], table)
-                rank = p + 1.0
-                t2 = e2 / (rank * rank) + 2.0 * (e1 - e2) * t1 / rank + (1.0 - 2.0 * e1 + e2) * t2
-                t1 = e1 / rank + (1.0 - e1) * t1
-            first[q] = t1
-            second[q] = t2
-        else:
-            mean = 0.0
-            variance = 0.0
-            for p in range(top):
-                mu, s = _grade_moments(probs, order[start + p], table)
-                mean += discounts[p] * mu
-                variance += discounts[p] * discounts[p] * (s - mu * mu)
-            first[q] = mean
-            second[q] = mean * mean + variance
+        t1 = 0.0
+        t2 = 0.0
+        for p in range(min(width, ranked[q]) - 1, -1, -1):
+            e1, e2 = _grade_moments(probs, order[start + p], table)
+            rank = p + 1.0
+            t2 = e2 / (rank * rank) + 2.0 * (e1 - e2) * t1 / rank + (1.0 - 2.0 * e1 + e2) * t2
+            t1 = e1 / rank + (1.0 - e1) * t1
+        first[q] = t1
+        second[q] = t2
     return first, second
 
 
@@ -185,8 +211,8 @@ def metric_moments(P, scores, group, measure="dcg", k=10, *, label_gain=None, ma
         DCG's gain per grade (default ``2**y - 1``), as :func:`lgb_risk.metrics.dcg`.
     max_label : int, optional
         ERR's y_max (default G − 1), as :func:`lgb_risk.metrics.err`.
-    ties : {"stable"}
-        Equal scores keep their input order.
+    ties : {"stable", "average"}
+        Equal scores keep their input order; or, for DCG, share their block's mean discount.
 
     Returns
     -------
@@ -201,11 +227,21 @@ def metric_moments(P, scores, group, measure="dcg", k=10, *, label_gain=None, ma
     >>> round(float(first[0]), 4), round(float(second[0] - first[0] ** 2), 4)  # mean, variance
     (1.0, 0.25)
     """
-    probs, s, offsets, width, table = _prepare(P, scores, group, measure, k, label_gain,
-                                               max_label, ties)
+    probs, s, g, k, table = _prepare(P, scores, group, measure, k, label_gain, max_label, ties)
+    if measure == "dcg":
+        query = np.repeat(np.arange(g.size), g)
+        weights = discount_weights(s, g, k, ties)
+        mean, variance = _grade_mean_variance(probs, table)
+        first = np.bincount(query, weights=weights * mean, minlength=g.size)
+        return first, first * first + np.bincount(query, weights=weights ** 2 * variance,
+                                                  minlength=g.size)
+    offsets = offsets_from_group(g)
     order, ranked = _ranked(s, offsets)
-    return _moments_kernel(probs, order, offsets, ranked, width, table,
-                           metrics._discounts(max(width, 1)), measure == "err")
+    return _err_moments_kernel(probs, order, offsets, ranked, _width(g, k), table)
+
+
+def _width(group, k) -> int:
+    return int(group.max()) if k is None else int(k)
 
 
 @nb.njit(cache=True)
@@ -251,39 +287,22 @@ def _err_cross(probs, r1, r2, pos1, pos2, table):
 
 
 @nb.njit(parallel=True, cache=True)
-def _cross_kernel(probs, order1, order2, offsets, ranked1, ranked2, width, table, discounts,
-                  is_err):
+def _err_cross_kernel(probs, order1, order2, offsets, ranked1, ranked2, width, table):
     n_queries = offsets.size - 1
     out = np.zeros(n_queries)
     absent = np.iinfo(np.int64).max
     for q in nb.prange(n_queries):
         start = offsets[q]
         n = offsets[q + 1] - start
-        top1 = min(width, ranked1[q])
-        top2 = min(width, ranked2[q])
-        r1 = order1[start:start + top1] - start
-        r2 = order2[start:start + top2] - start
+        r1 = order1[start:start + min(width, ranked1[q])] - start
+        r2 = order2[start:start + min(width, ranked2[q])] - start
         pos1 = np.full(n, absent)
         pos2 = np.full(n, absent)
-        for p in range(top1):
+        for p in range(r1.size):
             pos1[r1[p]] = p
-        for p in range(top2):
+        for p in range(r2.size):
             pos2[r2[p]] = p
-        local = probs[start:start + n]
-        if is_err:
-            out[q] = _err_cross(local, r1, r2, pos1, pos2, table)
-        else:
-            mean1 = 0.0
-            mean2 = 0.0
-            shared = 0.0
-            for z in range(n):
-                mu, s = _grade_moments(local, z, table)
-                w1 = discounts[pos1[z]] if pos1[z] < top1 else 0.0
-                w2 = discounts[pos2[z]] if pos2[z] < top2 else 0.0
-                mean1 += w1 * mu
-                mean2 += w2 * mu
-                shared += w1 * w2 * (s - mu * mu)
-            out[q] = mean1 * mean2 + shared
+        out[q] = _err_cross(probs[start:start + n], r1, r2, pos1, pos2, table)
     return out
 
 
@@ -303,11 +322,18 @@ def cross_moment(P, scores1, scores2, group, measure="dcg", k=10, *, label_gain=
     >>> bool(np.isclose(same[0], metric_moments(P, [3.0, 2.0, 1.0], [3], "err", k=None)[1][0]))
     True
     """
-    probs, s1, offsets, width, table = _prepare(P, scores1, group, measure, k, label_gain,
-                                                max_label, ties, "scores1")
-    s2 = np.asarray(scores2, dtype=np.float64)
-    _prepare(probs, s2, group, measure, k, label_gain, max_label, ties, "scores2")
+    probs, s1, g, k, table = _prepare(P, scores1, group, measure, k, label_gain, max_label,
+                                      ties, "scores1")
+    s2 = _prepare(probs, scores2, group, measure, k, label_gain, max_label, ties, "scores2")[1]
+    if measure == "dcg":
+        query = np.repeat(np.arange(g.size), g)
+        w1, w2 = discount_weights(s1, g, k, ties), discount_weights(s2, g, k, ties)
+        mean, variance = _grade_mean_variance(probs, table)
+        return (np.bincount(query, weights=w1 * mean, minlength=g.size)
+                * np.bincount(query, weights=w2 * mean, minlength=g.size)
+                + np.bincount(query, weights=w1 * w2 * variance, minlength=g.size))
+    offsets = offsets_from_group(g)
     order1, ranked1 = _ranked(s1, offsets)
     order2, ranked2 = _ranked(s2, offsets)
-    return _cross_kernel(probs, order1, order2, offsets, ranked1, ranked2, width, table,
-                         metrics._discounts(max(width, 1)), measure == "err")
+    return _err_cross_kernel(probs, order1, order2, offsets, ranked1, ranked2, _width(g, k),
+                             table)

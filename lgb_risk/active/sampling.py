@@ -38,8 +38,13 @@ import pandas as pd
 
 from lgb_risk import metrics
 from lgb_risk._ranking import offsets_from_group
-from lgb_risk._validation import check_group
-from lgb_risk.active.moments import check_probabilities, cross_moment, metric_moments
+from lgb_risk._validation import check_group, check_k
+from lgb_risk.active.moments import (
+    check_probabilities,
+    cross_moment,
+    discount_weights,
+    metric_moments,
+)
 from lgb_risk.active.relevance import uniform_relevance
 
 __all__ = ["query_costs", "sampling_distribution", "predicted_mse_ratio", "sample_queries",
@@ -49,32 +54,20 @@ _AUTO_MIX = 1e-3
 METHODS = ("passive", "active", "active uniD", "active uniC")
 
 
-def _labelled_documents(group, scores, scores2, k):
-    """Per document: whether it is labelled (in the ranking's top k, or either ranking's)."""
-    g = np.asarray(group, dtype=np.int64)
+def _labelled_documents(group, scores, scores2, k, ties):
+    """Per document: whether it is labelled (L of the ranking, or of either ranking, uses it)."""
     if scores is None:
         if k is not None:
             raise ValueError("costs for the top-k documents need the ranker's scores")
-        return np.ones(int(g.sum()), dtype=bool)
-    offsets = offsets_from_group(g)
-    keep = np.zeros(int(g.sum()), dtype=bool)
-    for s in (scores, scores2):
-        if s is None:
-            continue
-        s = np.asarray(s, dtype=np.float64)
-        key = np.where(np.isnan(s), np.inf, -s)
-        if k is None:
-            keep |= ~np.isnan(s)
-            continue
-        # Position of each document in its query's ranking: documents with NaN come last.
-        order = np.lexsort((np.arange(s.size), key, np.repeat(np.arange(g.size), g)))
-        position = np.empty(s.size, dtype=np.int64)
-        position[order] = np.arange(s.size) - np.repeat(offsets[:-1], g)
-        keep |= (position < k) & ~np.isnan(s)
+        return np.ones(int(group.sum()), dtype=bool)
+    keep = discount_weights(np.asarray(scores, dtype=np.float64), group, k, ties) > 0
+    if scores2 is not None:
+        keep |= discount_weights(np.asarray(scores2, dtype=np.float64), group, k, ties) > 0
     return keep
 
 
-def query_costs(group, *, scores=None, scores2=None, k=None, doc_cost=None, normalise=True):
+def query_costs(group, *, scores=None, scores2=None, k=None, doc_cost=None, normalise=True,
+                ties="stable"):
     """Labelling cost λ(x) of every query: the sum of per-document costs over the documents to
     label ([AE] §5: cost grows with the number of documents and their length).
 
@@ -91,6 +84,8 @@ def query_costs(group, *, scores=None, scores2=None, k=None, doc_cost=None, norm
         Positive cost of labelling each document (default 1; e.g. ``log(1 + length)``).
     normalise : bool, default True
         Divide by the mean over queries with something to label, so the mean query costs 1.
+    ties : {"stable", "average"}
+        With ``"average"``, a tie block reaching into the top k is labelled whole.
 
     Examples
     --------
@@ -107,7 +102,7 @@ def query_costs(group, *, scores=None, scores2=None, k=None, doc_cost=None, norm
     if bad.size:
         raise ValueError(f"doc_cost[{int(bad[0])}] is {float(cost[bad[0]])}: labelling costs "
                          "must be finite and > 0")
-    keep = _labelled_documents(g, scores, scores2, k)
+    keep = _labelled_documents(g, scores, scores2, check_k(k), ties)
     per_query = np.bincount(np.repeat(np.arange(g.size), g), weights=cost * keep,
                             minlength=g.size)
     if normalise and np.any(per_query > 0):
@@ -130,7 +125,7 @@ def predicted_mse_ratio(v, cost) -> float:
 
 
 def sampling_distribution(P, scores, group, cost, measure="dcg", k=10, *, scores2=None,
-                          uniform_mix=0.0, label_gain=None, max_label=None):
+                          uniform_mix=0.0, label_gain=None, max_label=None, ties="stable"):
     """The cost-optimal sampling distribution q* over the pool's queries ([AE] Eqs. 16, 17).
 
     q*(x) ∝ sqrt(v(x) / λ(x)), v(x) = E_θ[(L − R_θ)² | x] (one ranker) or E_θ[(δ − Δ_θ)² | x]
@@ -145,7 +140,8 @@ def sampling_distribution(P, scores, group, cost, measure="dcg", k=10, *, scores
         R_θ (or Δ_θ), the pool value the model expects.
     """
     lam = np.asarray(cost, dtype=np.float64)
-    options = {"measure": measure, "k": k, "label_gain": label_gain, "max_label": max_label}
+    options = {"measure": measure, "k": k, "label_gain": label_gain, "max_label": max_label,
+               "ties": ties}
     first, second = metric_moments(P, scores, group, **options)
     if lam.shape != first.shape:
         raise ValueError(f"cost must have one value per query ({first.size}), got shape "
@@ -255,7 +251,7 @@ class ActiveEstimate:
 
 
 def measure_values(labels, scores, group, measure="dcg", k=10, *, label_gain=None,
-                   max_label=None):
+                   max_label=None, ties="stable"):
     """L of every query on the documents its ranking holds (score not NaN; 0 if none).
 
     The realised counterpart of :func:`~lgb_risk.active.metric_moments`' E[L]: the same
@@ -272,7 +268,7 @@ def measure_values(labels, scores, group, measure="dcg", k=10, *, label_gain=Non
     if ranked.any():
         if measure == "dcg":
             values[ranked] = metrics.dcg(y[held], s[held], held_per_query[ranked], k,
-                                         label_gain=label_gain)
+                                         label_gain=label_gain, ties=ties)
         else:
             if max_label is None:
                 raise ValueError("ERR needs max_label (the relevance model's highest grade)")
@@ -283,7 +279,7 @@ def measure_values(labels, scores, group, measure="dcg", k=10, *, label_gain=Non
 
 def simulate(P, scores, group, labels, budgets, *, repetitions=1000, measure="dcg", k=10,
              scores2=None, doc_cost=None, methods=METHODS, label_gain=None, max_label=None,
-             seed=None):
+             ties="stable", seed=None):
     """Error of each estimation method per budget on a pool whose labels are known.
 
     The pool value (R_D, or Δ_D with ``scores2``) is computed from ``labels``; each method samples
@@ -307,12 +303,13 @@ def simulate(P, scores, group, labels, budgets, *, repetitions=1000, measure="dc
         raise ValueError(f"unknown methods {sorted(unknown)}; allowed: {list(METHODS)}")
     if measure == "err" and max_label is None:
         max_label = probs.shape[1] - 1
-    options = {"measure": measure, "k": k, "label_gain": label_gain, "max_label": max_label}
+    options = {"measure": measure, "k": k, "label_gain": label_gain, "max_label": max_label,
+               "ties": ties}
     truth_per_query = measure_values(labels, s1, g, **options)
     if s2 is not None:
         truth_per_query = truth_per_query - measure_values(labels, s2, g, **options)
     truth = float(truth_per_query.mean())
-    cost = query_costs(g, scores=s1, scores2=s2, k=k, doc_cost=doc_cost)
+    cost = query_costs(g, scores=s1, scores2=s2, k=k, doc_cost=doc_cost, ties=ties)
     q_active, v, _ = sampling_distribution(probs, s1, g, cost, scores2=s2, **options)
     distributions = {
         "passive": np.full(g.size, 1.0 / g.size),
@@ -346,7 +343,7 @@ def simulate(P, scores, group, labels, budgets, *, repetitions=1000, measure="dc
 def evaluate(P, scores, group, oracle, budget, *, measure="dcg", k=10, scores2=None,
              query_ids=None, doc_cost=None, passive=False, costs_in_q=True, uniform_mix=0.0,
              normalise=True, charge_repeats=False, max_draws=None, label_gain=None,
-             max_label=None, seed=None) -> ActiveEstimate:
+             max_label=None, ties="stable", seed=None) -> ActiveEstimate:
     """Estimate a ranker's mean DCG@k/ERR@k over an unlabelled pool, or the difference of two
     rankers, within a labelling budget ([AE]; see the module docstring).
 
@@ -377,8 +374,9 @@ def evaluate(P, scores, group, oracle, budget, *, measure="dcg", k=10, scores2=N
         False: q* computed as if every query cost the same ("active uniC"); costs still charged.
     uniform_mix, normalise, charge_repeats, max_draws
         See :func:`sampling_distribution`, :func:`estimate`, :func:`sample_queries`.
-    label_gain, max_label
-        The measure's options, as :func:`lgb_risk.metrics.dcg` and :func:`~.metrics.err`.
+    label_gain, max_label, ties
+        The measure's options, as :func:`lgb_risk.metrics.dcg` and :func:`~.metrics.err`
+        (``ties`` "stable", or "average" for DCG).
     seed : int or numpy Generator, optional
 
     Examples
@@ -404,10 +402,11 @@ def evaluate(P, scores, group, oracle, budget, *, measure="dcg", k=10, scores2=N
     if ids.shape != (m,):
         raise ValueError(f"query_ids must have one id per query ({m}), got shape {ids.shape}")
     s2 = None if scores2 is None else np.asarray(scores2, dtype=np.float64)
-    cost = query_costs(g, scores=s1, scores2=s2, k=k, doc_cost=doc_cost)
+    cost = query_costs(g, scores=s1, scores2=s2, k=k, doc_cost=doc_cost, ties=ties)
     if measure == "err" and max_label is None:
         max_label = probs.shape[1] - 1
-    options = {"measure": measure, "k": k, "label_gain": label_gain, "max_label": max_label}
+    options = {"measure": measure, "k": k, "label_gain": label_gain, "max_label": max_label,
+               "ties": ties}
     q_star, v, target = sampling_distribution(
         probs, s1, g, cost if costs_in_q else (cost > 0).astype(np.float64), scores2=s2,
         uniform_mix=uniform_mix, **options)
