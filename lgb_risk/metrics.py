@@ -29,6 +29,7 @@ Conventions are explicit keywords, never implicit:
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,7 +43,8 @@ from lgb_risk._ranking import (
 from lgb_risk._validation import check_choice, check_group, check_k, check_labels, check_scores
 
 __all__ = [
-    "dcg", "ideal_dcg", "ndcg", "err", "average_precision", "sum_precision",
+    "dcg", "ideal_dcg", "ndcg", "err", "average_precision", "sum_precision", "precision",
+    "recall", "reciprocal_rank", "r_precision",
     "expected_dcg", "expected_sum_precision", "ue_normalise", "gains",
 ]
 
@@ -243,8 +245,20 @@ def err(labels, scores, group, k=10, *, ties="stable", max_label=4) -> np.ndarra
     return (stop * reach / np.arange(1, width + 1)).sum(axis=1)
 
 
-def _precision_terms(labels, scores, group, k, ties):
-    """Relevant indicator, P@r and query index of every ranked document at rank <= k."""
+class _BinaryRanking(NamedTuple):
+    """Every ranked document at rank <= k, relevance binary (label > 0)."""
+
+    relevant: np.ndarray  # 1.0 or 0.0
+    precision: np.ndarray  # P@r at the document's rank r
+    query: np.ndarray  # query index
+    position: np.ndarray  # 0-based rank
+    n_queries: int
+    relevant_in_list: np.ndarray  # per query, over the whole list
+    group: np.ndarray
+
+
+def _precision_terms(labels, scores, group, k, ties) -> _BinaryRanking:
+    """Relevant indicator, P@r, query and position of every ranked document at rank <= k."""
     if ties == "average":
         raise ValueError("ties='average' is defined for DCG and NDCG only")
     y, s, g, off, k, order = _prepare(labels, scores, group, k, ties)
@@ -256,13 +270,95 @@ def _precision_terms(labels, scores, group, k, ties):
     keep = pos < _cutoff(k, g)
     qid = np.repeat(np.arange(g.size), g)
     n_relevant = np.bincount(qid, weights=rel, minlength=g.size)
-    return rel[keep], precision[keep], qid[keep], g.size, n_relevant
+    return _BinaryRanking(rel[keep], precision[keep], qid[keep], pos[keep], g.size, n_relevant, g)
+
+
+def _relevant_totals(in_list, n_relevant):
+    """R_q: the relevant documents counted in the ranking, or given per query (from qrels that
+    judge documents the ranking lacks)."""
+    if n_relevant is None:
+        return in_list
+    given = np.asarray(n_relevant, dtype=np.float64)
+    if given.shape != in_list.shape or np.any(given < in_list):
+        raise ValueError(f"n_relevant must give one count per query ({in_list.size}), each at "
+                         "least the number of relevant documents in the ranking")
+    return given
+
+
+def _per_query_ratio(numerator, denominator, empty):
+    out = np.full(numerator.size, _empty_value(empty))
+    some = denominator > 0
+    out[some] = numerator[some] / denominator[some]
+    return out
 
 
 def sum_precision(labels, scores, group, k=10, *, ties="stable") -> np.ndarray:
     """SP@k = ``sum_{r <= k} P@r * rel_r`` with binary relevance (label > 0) ([UE] Eq. 4)."""
-    rel, prec, qid, nq, _ = _precision_terms(labels, scores, group, k, ties)
-    return np.bincount(qid, weights=rel * prec, minlength=nq)
+    t = _precision_terms(labels, scores, group, k, ties)
+    return np.bincount(t.query, weights=t.relevant * t.precision, minlength=t.n_queries)
+
+
+def precision(labels, scores, group, k=10, *, ties="stable") -> np.ndarray:
+    """P@k = (relevant documents among the top k) / k, relevance binary (label > 0).
+
+    As trec_eval's ``P_k``, the denominator is k even for a list shorter than k; with
+    ``k=None``, the list's length.
+
+    >>> precision([1, 0, 2, 0], [0.9, 0.8, 0.7, 0.6], [4], k=2).tolist()
+    [0.5]
+    """
+    t = _precision_terms(labels, scores, group, k, ties)
+    hits = np.bincount(t.query, weights=t.relevant, minlength=t.n_queries)
+    return hits / (t.group if k is None else k)
+
+
+def recall(labels, scores, group, k=10, *, ties="stable", empty="zero",
+           n_relevant=None) -> np.ndarray:
+    """Recall@k = (relevant documents among the top k) / R_q, relevance binary (label > 0).
+
+    R_q counts the query's relevant documents in ``labels``, or is given per query as
+    ``n_relevant`` (trec_eval's ``recall_k`` takes it from the qrels); ``empty`` gives the value
+    where R_q = 0.
+
+    >>> recall([1, 0, 2, 0], [0.9, 0.8, 0.7, 0.6], [4], k=2).tolist()
+    [0.5]
+    """
+    check_choice(empty, "empty", EMPTY)
+    t = _precision_terms(labels, scores, group, k, ties)
+    return _per_query_ratio(np.bincount(t.query, weights=t.relevant, minlength=t.n_queries),
+                            _relevant_totals(t.relevant_in_list, n_relevant), empty)
+
+
+def reciprocal_rank(labels, scores, group, k=None, *, ties="stable") -> np.ndarray:
+    """RR@k = 1 / rank of the first relevant document (label > 0) within the top k, else 0.
+
+    trec_eval's ``recip_rank`` is ``k=None`` (the whole list).
+
+    >>> reciprocal_rank([0, 0, 1, 2], [0.9, 0.8, 0.7, 0.6], [4]).tolist()
+    [0.3333333333333333]
+    """
+    t = _precision_terms(labels, scores, group, k, ties)
+    out = np.zeros(t.n_queries)
+    np.maximum.at(out, t.query, t.relevant / (t.position + 1.0))
+    return out
+
+
+def r_precision(labels, scores, group, *, ties="stable", empty="zero",
+                n_relevant=None) -> np.ndarray:
+    """R-precision = (relevant documents among the top R_q) / R_q, relevance binary (label > 0).
+
+    R_q as in :func:`recall` (trec_eval's ``Rprec`` takes it from the qrels); ``empty`` gives the
+    value where R_q = 0.
+
+    >>> r_precision([1, 0, 2, 0], [0.9, 0.8, 0.7, 0.6], [4]).tolist()
+    [0.5]
+    """
+    check_choice(empty, "empty", EMPTY)
+    t = _precision_terms(labels, scores, group, None, ties)
+    totals = _relevant_totals(t.relevant_in_list, n_relevant)
+    hits = np.bincount(t.query, weights=t.relevant * (t.position < totals[t.query]),
+                       minlength=t.n_queries)
+    return _per_query_ratio(hits, totals, empty)
 
 
 def average_precision(labels, scores, group, k=10, *, ties="stable", empty="zero",
@@ -274,18 +370,10 @@ def average_precision(labels, scores, group, k=10, *, ties="stable", empty="zero
     that judge documents the ranking lacks). ``empty`` gives the value where R_q = 0.
     """
     check_choice(empty, "empty", EMPTY)
-    rel, prec, qid, nq, n_rel = _precision_terms(labels, scores, group, k, ties)
-    if n_relevant is not None:
-        given = np.asarray(n_relevant, dtype=np.float64)
-        if given.shape != n_rel.shape or np.any(given < n_rel):
-            raise ValueError(f"n_relevant must give one count per query ({nq}), each at least the "
-                             "number of relevant documents in the ranking")
-        n_rel = given
-    sp = np.bincount(qid, weights=rel * prec, minlength=nq)
-    out = np.full(nq, _empty_value(empty))
-    pos = n_rel > 0
-    out[pos] = sp[pos] / n_rel[pos]
-    return out
+    t = _precision_terms(labels, scores, group, k, ties)
+    return _per_query_ratio(np.bincount(t.query, weights=t.relevant * t.precision,
+                                        minlength=t.n_queries),
+                            _relevant_totals(t.relevant_in_list, n_relevant), empty)
 
 
 def expected_dcg(labels, group, k=10, *, label_gain=None) -> np.ndarray:
