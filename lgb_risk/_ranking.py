@@ -68,3 +68,45 @@ def rank_by_label(labels: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Flat permutation that orders every query by label descending (the ideal ranking)."""
     neg = -labels.astype(np.float64)
     return _argsort_segments(neg, neg, False, offsets)
+
+
+#: Cut-offs up to this use the per-query top-k selection instead of a full sort.
+TOP_K_LIMIT = 128
+
+
+@nb.njit(parallel=True, cache=True)
+def _top_k_segments(keys, offsets, k):
+    """Per segment, the flat indices of its k largest keys, largest first, equal keys in input
+    order (as a stable sort by descending key); -1 pads segments shorter than k. O(n k) worst
+    case, about O(n) when few keys displace the current k."""
+    n_segments = offsets.size - 1
+    out = np.full((n_segments, k), -1, np.int64)
+    for q in nb.prange(n_segments):
+        top = out[q]
+        size = min(k, offsets[q + 1] - offsets[q])
+        count = 0
+        for i in range(offsets[q], offsets[q + 1]):
+            key = keys[i]
+            if count < size:
+                j = count
+                count += 1
+            elif key > keys[top[size - 1]]:
+                j = size - 1
+            else:
+                continue
+            while j > 0 and keys[top[j - 1]] < key:
+                top[j] = top[j - 1]
+                j -= 1
+            top[j] = i
+    return out
+
+
+def top_k_by_score(scores: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray:
+    """(n_queries, k) flat indices of each query's k best-scored documents, best first, equal
+    scores in input order (the first k of ``rank_by_score(..., ties="stable")``); -1 pads."""
+    return _top_k_segments(scores, offsets, k)
+
+
+def top_k_by_label(labels: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray:
+    """(n_queries, k) flat indices of each query's k highest labels (the ideal ranking's top)."""
+    return _top_k_segments(labels.astype(np.float64), offsets, k)

@@ -31,14 +31,18 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numba as nb
 import numpy as np
 
 from lgb_risk._ranking import (
     TIES,
+    TOP_K_LIMIT,
     offsets_from_group,
     positions_in_query,
     rank_by_label,
     rank_by_score,
+    top_k_by_label,
+    top_k_by_score,
 )
 from lgb_risk._validation import check_choice, check_group, check_k, check_labels, check_scores
 
@@ -100,16 +104,41 @@ def dcg_of_ranking(ranked_gains, positions, query_index, n_queries, k) -> np.nda
     return np.bincount(query_index[keep], weights=w, minlength=n_queries)
 
 
-def _prepare(labels, scores, group, k, ties):
-    """Validate the common inputs; return labels, scores, group, offsets, k, position order."""
+def _validated(labels, scores, group, k, ties):
+    """Validate the common inputs; return labels, scores, group, offsets, k."""
     y = check_labels(labels)
     g = check_group(group, y.size)
     s = check_scores(scores, y.size)
     k = check_k(k)
     check_choice(ties, "ties", TIES)
-    off = offsets_from_group(g)
-    order = rank_by_score(s, y, off, ties)
-    return y, s, g, off, k, order
+    return y, s, g, offsets_from_group(g), k
+
+
+def _prepare(labels, scores, group, k, ties):
+    """Validate the common inputs; return labels, scores, group, offsets, k, position order."""
+    y, s, g, off, k = _validated(labels, scores, group, k, ties)
+    return y, s, g, off, k, rank_by_score(s, y, off, ties)
+
+
+def _selects_top_k(k, ties) -> bool:
+    """Whether the top-k selection serves (stable ties, a small cut-off): no full sort."""
+    return ties == "stable" and k is not None and k <= TOP_K_LIMIT
+
+
+@nb.njit(parallel=True, cache=True)
+def _dcg_of_top(top, gain_of_document, discounts):
+    """DCG of each query's selected top documents (rows of ``top``, -1 padded), summed in rank
+    order as :func:`dcg_of_ranking` sums."""
+    out = np.zeros(top.shape[0])
+    for q in nb.prange(top.shape[0]):
+        total = 0.0
+        for p in range(top.shape[1]):
+            d = top[q, p]
+            if d < 0:
+                break
+            total += gain_of_document[d] * discounts[p]
+        out[q] = total
+    return out
 
 
 def _cutoff(k, group):
@@ -156,6 +185,9 @@ def dcg(labels, scores, group, k=10, *, ties="stable", label_gain=None) -> np.nd
     -------
     ndarray, shape (n_queries,)
     """
+    if _selects_top_k(check_k(k), ties):
+        y, s, g, off, k = _validated(labels, scores, group, k, ties)
+        return _dcg_of_top(top_k_by_score(s, off, k), gains(y, label_gain), _discounts(k))
     y, s, g, off, k, order = _prepare(labels, scores, group, k, ties)
     pos = positions_in_query(g)
     qid = np.repeat(np.arange(g.size), g)
@@ -170,6 +202,9 @@ def ideal_dcg(labels, group, k=10, *, label_gain=None) -> np.ndarray:
     y = check_labels(labels)
     g = check_group(group, y.size)
     k = check_k(k)
+    if _selects_top_k(k, "stable"):
+        return _dcg_of_top(top_k_by_label(y, offsets_from_group(g), k), gains(y, label_gain),
+                           _discounts(k))
     order = rank_by_label(y, offsets_from_group(g))
     qid = np.repeat(np.arange(g.size), g)
     return dcg_of_ranking(gains(y[order], label_gain), positions_in_query(g), qid, g.size, k)
@@ -197,11 +232,18 @@ def ndcg(labels, scores, group, k=10, *, ties="stable", empty="zero", short="ava
     """
     check_choice(empty, "empty", EMPTY)
     check_choice(short, "short", SHORT)
-    num = dcg(labels, scores, group, k, ties=ties, label_gain=label_gain)
     g = np.asarray(group, dtype=np.int64)
-    if ideal is None:
+    if ideal is None and _selects_top_k(check_k(k), ties):
+        # One validation and one gain table for DCG@k and IDCG@k (the common, fast case).
+        y, s, g, off, k = _validated(labels, scores, group, k, ties)
+        gain_of_document, discounts = gains(y, label_gain), _discounts(k)
+        num = _dcg_of_top(top_k_by_score(s, off, k), gain_of_document, discounts)
+        den = _dcg_of_top(top_k_by_label(y, off, k), gain_of_document, discounts)
+    elif ideal is None:
+        num = dcg(labels, scores, group, k, ties=ties, label_gain=label_gain)
         den = ideal_dcg(labels, group, k, label_gain=label_gain)
     else:
+        num = dcg(labels, scores, group, k, ties=ties, label_gain=label_gain)
         den = np.asarray(ideal, dtype=np.float64)
         if den.shape != num.shape or np.any(~np.isfinite(den)) or np.any(den < 0):
             raise ValueError(
@@ -226,7 +268,8 @@ def err(labels, scores, group, k=10, *, ties="stable", max_label=4) -> np.ndarra
     if ties == "average":
         raise ValueError("ties='average' is defined for DCG and NDCG only; use 'stable', "
                          "'pessimistic' or 'optimistic' for ERR")
-    y, s, g, off, k, order = _prepare(labels, scores, group, k, ties)
+    fast = _selects_top_k(check_k(k), ties)
+    y, s, g, off, k = _validated(labels, scores, group, k, ties)
     if not isinstance(max_label, (int, np.integer)) or max_label < 1:
         raise ValueError(f"max_label must be a whole number >= 1, got {max_label!r}")
     over = np.flatnonzero(y > max_label)
@@ -234,12 +277,17 @@ def err(labels, scores, group, k=10, *, ties="stable", max_label=4) -> np.ndarra
         raise ValueError(f"label {int(y[over[0]])} at position {int(over[0])} exceeds "
                          f"max_label={max_label}; pass the collection's highest grade")
     width = _cutoff(k, g)
-    pos = positions_in_query(g)
-    keep = pos < width
-    qid = np.repeat(np.arange(g.size), g)
     # Dense (n_queries, width) matrix of stopping probabilities; absent positions stop with 0.
-    stop = np.zeros((g.size, width))
-    stop[qid[keep], pos[keep]] = (np.exp2(y[order][keep]) - 1.0) / 2.0 ** max_label
+    stop_of_document = (np.exp2(y) - 1.0) / 2.0 ** max_label
+    if fast:
+        top = top_k_by_score(s, off, k)[:, :width]
+        stop = np.where(top >= 0, stop_of_document[top], 0.0)
+    else:
+        order = rank_by_score(s, y, off, ties)
+        pos = positions_in_query(g)
+        keep = pos < width
+        stop = np.zeros((g.size, width))
+        stop[np.repeat(np.arange(g.size), g)[keep], pos[keep]] = stop_of_document[order][keep]
     reach = np.ones_like(stop)
     np.cumprod(1.0 - stop[:, :-1], axis=1, out=reach[:, 1:])
     return (stop * reach / np.arange(1, width + 1)).sum(axis=1)

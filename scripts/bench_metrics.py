@@ -3,7 +3,7 @@
 MSLR-WEB10K's shape: 10,000 queries, documents per query log-normal around 120 (max 1,000),
 labels 0-4. Prints documents per second for NDCG@10 and ERR@10, the speed-up over a per-query
 loop (numpy inside the loop, as one would write it by hand), and the time the CLI takes for all
-eight TREC 2012 runs when ../shared/data is present. The target is >= 5 million documents per
+eight TREC 2012 runs when ../shared/data is present. The target is >= 50 million documents per
 second for NDCG@10 on a 2-core machine.
 
     python scripts/bench_metrics.py

@@ -166,3 +166,23 @@ def test_ue_normalisation_formulas():
 def test_bad_input_is_a_specific_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("k", [1, 4, 30])
+def test_top_k_selection_is_the_head_of_a_stable_sort(k):
+    """The per-query top-k selection (used for small cut-offs) against numpy's stable argsort,
+    with many ties and queries shorter than k."""
+    from lgb_risk._ranking import offsets_from_group, top_k_by_label, top_k_by_score
+
+    rng = np.random.default_rng(k)
+    group = rng.integers(1, 60, 300)
+    labels = rng.integers(0, 4, group.sum())
+    scores = rng.integers(0, 5, group.sum()).astype(float)
+    offsets = offsets_from_group(group)
+    by_score, by_label = top_k_by_score(scores, offsets, k), top_k_by_label(labels, offsets, k)
+    for q, (a, b) in enumerate(zip(offsets[:-1], offsets[1:])):
+        head = a + np.argsort(-scores[a:b], kind="stable")[:k]
+        assert by_score[q, :head.size].tolist() == head.tolist()
+        assert np.all(by_score[q, head.size:] == -1)
+        ideal = np.sort(labels[a:b])[::-1][:k]
+        assert labels[by_label[q, :ideal.size]].tolist() == ideal.tolist()
