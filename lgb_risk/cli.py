@@ -156,12 +156,12 @@ def risk_from_table(path, *, alphas=DEFAULT_ALPHAS, baseline=None) -> pd.DataFra
 def _cmd_evaluate(args) -> None:
     table = evaluate_runs(args.qrels, args.runs, args.measures, baseline=args.baseline,
                           alphas=args.alpha, per_topic=args.per_topic, max_label=args.max_label)
-    write_output(table, args.format, args.output, decimals=5 if args.per_topic else 6)
+    write_output(table, args.format, args.output, decimals=args.decimals)
 
 
 def _cmd_risk(args) -> None:
     write_output(risk_from_table(args.scores, alphas=args.alpha, baseline=args.baseline),
-                 args.format, args.output)
+                 args.format, args.output, decimals=args.decimals)
 
 
 def _cmd_demo(args) -> None:
@@ -232,7 +232,7 @@ def _cmd_active(args) -> None:
                          "exhausted": result.exhausted, "model_target": result.model_target,
                          "predicted_mse_ratio": result.predicted_mse_ratio})
         frame = pd.DataFrame(rows)
-    write_output(frame, args.format, args.output)
+    write_output(frame, args.format, args.output, decimals=args.decimals)
 
 
 def _active_figure(frame: pd.DataFrame, path) -> None:
@@ -257,6 +257,16 @@ def _active_figure(frame: pd.DataFrame, path) -> None:
 
     atomic_write(Path(path), lambda tmp: fig.savefig(tmp, format="png", dpi=100))
     plt.close(fig)
+
+
+def _decimals(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 17:
+        raise argparse.ArgumentTypeError(f"expected a whole number of digits 0..17, got {text!r}")
+    return value
 
 
 def _cutoff(text: str):
@@ -316,6 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--per-topic", action="store_true", help="one row per run and topic")
     ev.add_argument("--max-label", type=int, default=4, help="ERR's highest grade (default 4)")
     ev.add_argument("--format", choices=FORMATS, default="table")
+    ev.add_argument("--decimals", type=_decimals, default=6,
+                    help="digits after the decimal point (default 6; 17 keeps every double)")
     ev.add_argument("-o", "--output", help="write to this file instead of standard output")
     ev.set_defaults(func=_cmd_evaluate)
 
@@ -330,6 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
     rk.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS))
     rk.add_argument("--baseline", help="a system of the table")
     rk.add_argument("--format", choices=FORMATS, default="table")
+    rk.add_argument("--decimals", type=_decimals, default=6,
+                    help="digits after the decimal point (default 6; 17 keeps every double)")
     rk.add_argument("-o", "--output", help="write to this file instead of standard output")
     rk.set_defaults(func=_cmd_risk)
 
@@ -385,6 +399,8 @@ def build_parser() -> argparse.ArgumentParser:
     ac.add_argument("--figure", help="with --simulate: write error against budget as a PNG")
     ac.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ac.add_argument("--format", choices=FORMATS, default="table")
+    ac.add_argument("--decimals", type=_decimals, default=6,
+                    help="digits after the decimal point (default 6; 17 keeps every double)")
     ac.add_argument("-o", "--output", help="write to this file instead of standard output")
     ac.set_defaults(func=_cmd_active)
 

@@ -82,8 +82,24 @@ def test_evaluate_per_topic_csv(collection):
     lines = out.splitlines()
     assert lines[0] == "run,topic,ndcg@20,err@20"
     first = lines[1].split(",")
-    assert first[0] == "run1" and len(first[2].split(".")[1]) == 5
+    assert first[0] == "run1" and len(first[2].split(".")[1]) == 6
     assert {line.split(",")[0] for line in lines[1:]} == {"run1", "run2", "run3"}
+
+
+def test_evaluate_decimals_17_keeps_every_double(collection):
+    from lgb_risk import data, trec
+
+    qrels, runs = collection
+    code, out, _ = run_cli("evaluate", qrels, runs[0], "--measures", "ndcg@20", "--per-topic",
+                           "--format", "csv", "--decimals", "17")
+    assert code == 0
+    printed = pd.read_csv(io.StringIO(out), dtype={"topic": str}).set_index("topic")["ndcg@20"]
+    direct = trec.evaluate_run(data.read_qrels(qrels), data.read_run(runs[0]), ["ndcg@20"])
+    assert printed.to_dict() == direct["ndcg@20"].to_dict()
+    err = io.StringIO()
+    with pytest.raises(SystemExit) as stop, redirect_stderr(err):
+        cli.main(["evaluate", str(qrels), str(runs[0]), "--decimals", "18"])
+    assert stop.value.code == 2 and "digits 0..17" in err.getvalue()
 
 
 def test_evaluate_summary_has_means_and_risk_columns(collection):
