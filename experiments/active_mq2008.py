@@ -39,6 +39,7 @@ import scipy.sparse as sp
 
 from lgb_risk._io import atomic_write_text
 from lgb_risk.active import METHODS, relevance_probabilities, simulate
+from lgb_risk.active.figures import plot_errors
 from lgb_risk.data import load_letor
 
 BUDGETS = (5, 10, 20, 30, 50, 75, 100)
@@ -140,7 +141,8 @@ def aggregate(frame):
     def one(rows):
         n = rows["repetitions"].sum()
         pooled_sd = np.sqrt(np.average(rows["abs_error_sd"] ** 2, weights=rows["repetitions"]))
-        return pd.Series({"mae": rows["mean_abs_error"].mean(), "se": pooled_sd / np.sqrt(n),
+        return pd.Series({"mean_abs_error": rows["mean_abs_error"].mean(),
+                          "se": pooled_sd / np.sqrt(n),
                           "rmse": np.sqrt(rows["sq_error"].mean()),
                           "wrong_sign": rows["wrong_sign"].mean(), "draws": rows["draws"].mean(),
                           "predicted": rows["predicted_ratio"].mean()})
@@ -173,8 +175,8 @@ def summary_tables(frame) -> str:
                   + (" | wrong sign passive | wrong sign active |" if comparison else " |"),
                   "|---" * (len(METHODS) + 3 + (2 if comparison else 0)) + "|"]
         for budget in BUDGETS:
-            cells = [f"{block.loc[(m, budget), 'mae']:.4g} ± {block.loc[(m, budget), 'se']:.2g}"
-                     for m in METHODS]
+            cells = [f"{block.loc[(m, budget), 'mean_abs_error']:.4g} ± "
+                     f"{block.loc[(m, budget), 'se']:.2g}" for m in METHODS]
             cells += [f"{block.loc[(m, budget), 'rmse']:.4g}" for m in ("passive", "active")]
             if comparison:
                 cells += [f"{block.loc[(m, budget), 'wrong_sign']:.3f}"
@@ -182,7 +184,7 @@ def summary_tables(frame) -> str:
             lines.append(f"| {budget} | " + " | ".join(cells) + " |")
         top = max(BUDGETS)
         passive, active = block.loc["passive"], block.loc["active"]
-        needed = budget_for(active["mae"], passive.loc[top, "mae"])
+        needed = budget_for(active["mean_abs_error"], passive.loc[top, "mean_abs_error"])
         saved = (f"{1 - needed / top:.0%} (active reaches it at budget {needed:.0f})"
                  if np.isfinite(needed) else f"none (active does not reach it by {top})")
         mse_ratio = (active.loc[top, "rmse"] / passive.loc[top, "rmse"]) ** 2
@@ -207,15 +209,8 @@ def figure(frame, path: Path) -> None:
     for col, task in enumerate(tasks):
         for row, measure in enumerate(MEASURES):
             ax = axes[row, col]
-            for method in METHODS:
-                curve = table.loc[(task, measure, method)]
-                ax.errorbar(curve.index, curve["mae"], yerr=curve["se"], marker="o",
-                            markersize=3, label=method)
-            ax.set_xscale("log")
-            ax.set_yscale("log")
+            plot_errors(ax, table.loc[(task, measure)].reset_index())
             ax.set_title(f"{task}\n{measure.upper()}@{K}", fontsize=9)
-            ax.set_xlabel("budget (mean-query costs)")
-            ax.set_ylabel("mean absolute error")
     axes[0, 0].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100, metadata={"Software": None})

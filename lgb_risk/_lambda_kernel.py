@@ -291,8 +291,9 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
                     mult = pair_multiplier(risk, q, delta_m, misordered)
                 risky = delta * mult
             if use_norm:
-                delta /= SCORE_EPS + abs(delta_score)
-                risky /= SCORE_EPS + abs(delta_score)
+                distance = SCORE_EPS + abs(delta_score)
+                delta /= distance
+                risky = risky / distance if applies_risk(risk) else delta
             if const.exact_sigmoid:
                 rho = 1.0 / (1.0 + math.exp(sigmoid * delta_score))
             elif delta_score <= const.sigmoid_low:

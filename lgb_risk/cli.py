@@ -243,14 +243,10 @@ def _active_figure(frame: pd.DataFrame, path) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise ValueError("--figure needs matplotlib (pip install 'lgb_risk[plot]')") from None
+    from lgb_risk.active.figures import plot_errors
+
     fig, ax = plt.subplots(figsize=(5, 3.6))
-    for method, rows in frame.groupby("method", sort=False):
-        ax.errorbar(rows["budget"], rows["mean_abs_error"], yerr=rows["se"], marker="o",
-                    markersize=3, label=method)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("budget (mean-query costs)")
-    ax.set_ylabel("mean absolute error")
+    plot_errors(ax, frame)
     ax.legend(fontsize=8)
     fig.tight_layout()
     from lgb_risk._io import atomic_write
@@ -304,6 +300,13 @@ def _cmd_run(args, stop_after=None) -> None:
         print(result.read_text())
 
 
+def _add_output_options(parser) -> None:
+    parser.add_argument("--format", choices=FORMATS, default="table")
+    parser.add_argument("--decimals", type=_decimals, default=6,
+                        help="digits after the decimal point (default 6; 17 keeps every double)")
+    parser.add_argument("-o", "--output", help="write to this file instead of standard output")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lgb-risk", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -325,10 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS))
     ev.add_argument("--per-topic", action="store_true", help="one row per run and topic")
     ev.add_argument("--max-label", type=int, default=4, help="ERR's highest grade (default 4)")
-    ev.add_argument("--format", choices=FORMATS, default="table")
-    ev.add_argument("--decimals", type=_decimals, default=6,
-                    help="digits after the decimal point (default 6; 17 keeps every double)")
-    ev.add_argument("-o", "--output", help="write to this file instead of standard output")
+    _add_output_options(ev)
     ev.set_defaults(func=_cmd_evaluate)
 
     rk = sub.add_parser(
@@ -341,10 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
     rk.add_argument("scores")
     rk.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS))
     rk.add_argument("--baseline", help="a system of the table")
-    rk.add_argument("--format", choices=FORMATS, default="table")
-    rk.add_argument("--decimals", type=_decimals, default=6,
-                    help="digits after the decimal point (default 6; 17 keeps every double)")
-    rk.add_argument("-o", "--output", help="write to this file instead of standard output")
+    _add_output_options(rk)
     rk.set_defaults(func=_cmd_risk)
 
     for name, stage, text in (
@@ -398,10 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="repetitions per budget and method with --simulate (default 1000)")
     ac.add_argument("--figure", help="with --simulate: write error against budget as a PNG")
     ac.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    ac.add_argument("--format", choices=FORMATS, default="table")
-    ac.add_argument("--decimals", type=_decimals, default=6,
-                    help="digits after the decimal point (default 6; 17 keeps every double)")
-    ac.add_argument("-o", "--output", help="write to this file instead of standard output")
+    _add_output_options(ac)
     ac.set_defaults(func=_cmd_active)
 
     dm = sub.add_parser("demo", help="write a small synthetic TREC collection and evaluate it")

@@ -63,6 +63,7 @@ def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFr
     learned = (BaselineStore.load(learned_path).align(main).T if learned_path.exists() else None)
     alpha = config["report"]["alpha"]
     reference = results[("LambdaMART", config["learners"]["LambdaMART"][0])].to_numpy()
+    reference_loss = np.maximum(feature - reference, 0)
     rows = []
     for (learner, a), values in results.items():
         m = values.to_numpy()
@@ -73,7 +74,7 @@ def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFr
                         if k != "mean"})
         row["p_vs_lambdamart"] = (np.nan if np.array_equal(m, reference)
                                   else stats.ttest_rel(m, reference).pvalue)
-        loss, reference_loss = np.maximum(feature - m, 0), np.maximum(feature - reference, 0)
+        loss = np.maximum(feature - m, 0)
         row["bm25_risk_p_vs_lambdamart"] = (np.nan if np.array_equal(loss, reference_loss)
                                             else stats.ttest_rel(loss, reference_loss).pvalue)
         row["urisk"] = risk.urisk(m, feature, alpha)
