@@ -11,8 +11,6 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-TIES = ("stable", "pessimistic", "optimistic", "average")
-
 
 def offsets_from_group(group: np.ndarray) -> np.ndarray:
     """``[0, g0, g0+g1, ...]``: segment boundaries from LightGBM-style query sizes."""

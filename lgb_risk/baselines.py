@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lgb_risk import measures as registry
 from lgb_risk import metrics, trec
 from lgb_risk._io import atomic_write, atomic_write_text, read_exact_csv
 
@@ -39,7 +40,7 @@ class BaselineStore:
         Index: query ids (any type; kept as strings). Columns: baseline names. Values: finite
         effectiveness per query.
     measure : str, default "ndcg"
-        Measure name (ndcg, dcg, err, ap, sp).
+        Measure name, registered in :mod:`lgb_risk.measures` (ndcg, dcg, err, ap, p, ...).
     k : int, default 10
         Its cut-off.
     metadata : dict, optional
@@ -53,7 +54,7 @@ class BaselineStore:
 
     def __init__(self, table: pd.DataFrame, measure: str = "ndcg", k: int = 10,
                  metadata: dict | None = None):
-        trec.parse_measure(f"{measure}@{k}")
+        registry.parse(f"{measure}@{k}")
         frame = pd.DataFrame(table).copy()
         frame.index = _ids(frame.index)
         frame.columns = [str(c) for c in frame.columns]
@@ -117,7 +118,11 @@ class BaselineStore:
         ``runs`` maps names to run DataFrames (:func:`lgb_risk.data.read_run`). Every run must
         cover the same topics.
         """
-        name, k = trec.parse_measure(measure)
+        spec = registry.parse(measure)
+        name, k = spec.measure.name, spec.k
+        if k is None:
+            raise ValueError(f"measure {measure!r}: a BaselineStore keeps a measure with a "
+                             "cut-off (NAME@K)")
         columns = {run: trec.evaluate_run(qrels, frame, [measure])[measure]
                    for run, frame in runs.items()}
         table = pd.DataFrame(columns)

@@ -24,7 +24,9 @@ import numpy as np
 import pandas as pd
 
 from lgb_risk import data, synthetic, trec
+from lgb_risk import measures as registry
 from lgb_risk._io import atomic_write_text
+from lgb_risk.conventions import CONVENTIONS, resolve
 from lgb_risk.risk import risk_table
 
 FORMATS = ("table", "csv", "json")
@@ -87,10 +89,12 @@ def _per_topic_matrix(per_topic: dict[str, pd.DataFrame], measure: str) -> pd.Da
 
 
 def evaluate_runs(qrels_path, run_paths, measures, *, baseline=None, alphas=DEFAULT_ALPHAS,
-                  per_topic=False, max_label=4) -> pd.DataFrame:
+                  per_topic=False, max_label=4, convention="gdeval",
+                  missing_topics=None) -> pd.DataFrame:
     """What ``lgb-risk evaluate`` prints, as a DataFrame (see the command's help)."""
     for m in measures:
-        trec.parse_measure(m)
+        registry.parse(m)
+    conv = resolve(convention, missing_topics=missing_topics)
     paths = [Path(p) for p in run_paths]
     names = [data.run_name(p) for p in paths]
     if baseline is not None and baseline not in names:
@@ -105,26 +109,35 @@ def evaluate_runs(qrels_path, run_paths, measures, *, baseline=None, alphas=DEFA
         raise ValueError(f"two runs share the name {sorted(duplicated)[0]!r} (runs are named by "
                          "file name without extension); rename one")
     qrels = data.read_qrels(qrels_path)
-    results = {name: trec.evaluate_run(qrels, data.read_run(path), measures, max_label=max_label)
+    results = {name: trec.evaluate_run(qrels, data.read_run(path), measures, convention=conv,
+                                       max_label=max_label)
                for name, path in zip(names, paths)}
+    for name, frame in results.items():
+        missing = frame.attrs["missing_topics"]
+        if missing:
+            done = ("scored 0 and counted in the means" if conv.missing_topics == "zero" else
+                    "left out of its means (--missing-topics zero counts them as 0)")
+            print(f"note: run {name!r} has no ranking for {len(missing)} topic(s) the qrels "
+                  f"score ({', '.join(missing[:10])}{', ...' if len(missing) > 10 else ''}): "
+                  f"{done}", file=sys.stderr)
     if per_topic:
         frames = [frame.reset_index().assign(run=name) for name, frame in results.items()]
         return pd.concat(frames)[["run", "topic", *measures]].reset_index(drop=True)
 
-    table = pd.DataFrame({"run": names,
-                          "topics": [len(results[n]) for n in names]})
+    columns = {"run": names, "topics": [len(results[n]) for n in names],
+               "missing": [len(results[n].attrs["missing_topics"]) for n in names]}
     for m in measures:
-        table[m] = [results[n][m].mean() for n in names]
+        columns[m] = [results[n][m].mean() for n in names]
     if len(names) < 2:
         print("note: risk measures need at least two runs; printing means only", file=sys.stderr)
-        return table
+        return pd.DataFrame(columns)
     for m in measures:
         risks = risk_table(_per_topic_matrix(results, m), alphas, baseline)
         for alpha, block in risks.groupby("alpha", sort=False):
             block = block.set_index("system").loc[names]
             for column in block.columns.drop("alpha").drop("mean"):
-                table[f"{m}_{column}_a{_alpha_label(alpha)}"] = block[column].to_numpy()
-    return table
+                columns[f"{m}_{column}_a{_alpha_label(alpha)}"] = block[column].to_numpy()
+    return pd.DataFrame(columns)
 
 
 def risk_from_table(path, *, alphas=DEFAULT_ALPHAS, baseline=None) -> pd.DataFrame:
@@ -155,7 +168,8 @@ def risk_from_table(path, *, alphas=DEFAULT_ALPHAS, baseline=None) -> pd.DataFra
 
 def _cmd_evaluate(args) -> None:
     table = evaluate_runs(args.qrels, args.runs, args.measures, baseline=args.baseline,
-                          alphas=args.alpha, per_topic=args.per_topic, max_label=args.max_label)
+                          alphas=args.alpha, per_topic=args.per_topic, max_label=args.max_label,
+                          convention=args.convention, missing_topics=args.missing_topics)
     write_output(table, args.format, args.output, decimals=args.decimals)
 
 
@@ -313,8 +327,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     ev = sub.add_parser(
-        "evaluate", help="evaluate TREC runs against qrels (gdeval.pl conventions)",
-        description="Evaluate TREC runs against qrels with gdeval.pl's conventions. Without "
+        "evaluate", help="evaluate TREC runs against qrels (gdeval.pl's or another tool's "
+        "conventions)",
+        description="Evaluate TREC runs against qrels with the conventions of a named tool "
+        "(--convention; default gdeval.pl's). The summary says per run how many topics were "
+        "scored and how many scored topics it lacks (missing). Without "
         "--per-topic: one row per run with the mean of each measure and, per alpha and measure, "
         "ZRisk, GeoRisk and T*Risk of the run within the population of all given runs and, with "
         "--baseline, URisk, TRisk and its p-value and the single-baseline ZRisk and GeoRisk. "
@@ -323,9 +340,19 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("qrels")
     ev.add_argument("runs", nargs="+", metavar="RUN", help="run files, named by file name")
     ev.add_argument("--measures", nargs="+", default=["ndcg@20", "err@20"],
-                    help="NAME@K, NAME in ndcg, dcg, err, ap, sp (default: ndcg@20 err@20)")
+                    help="NAME or NAME@K with NAME in "
+                    f"{', '.join([*registry.MEASURES, *registry.ALIASES])}; e.g. ndcg@20 p@10 "
+                    "ap rr (default: ndcg@20 err@20)")
+    ev.add_argument("--convention", choices=list(CONVENTIONS), default="gdeval",
+                    help="the tool whose conventions to follow (default gdeval): gain, "
+                    "discount, ties, empty and short queries, AP's denominator, which topics "
+                    "count; see the README's table")
+    ev.add_argument("--missing-topics", choices=("skip", "zero"),
+                    help="a topic the qrels score but a run lacks: left out of the run's means "
+                    "(skip, the tools' default) or scored 0 (zero, their -c)")
     ev.add_argument("--baseline", help="one of the runs (by name or path) or another run file")
-    ev.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS))
+    ev.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS),
+                    help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
     ev.add_argument("--per-topic", action="store_true", help="one row per run and topic")
     ev.add_argument("--max-label", type=int, default=4, help="ERR's highest grade (default 4)")
     _add_output_options(ev)

@@ -17,32 +17,58 @@ from __future__ import annotations
 
 import numpy as np
 
-from lgb_risk import metrics, risk
+from lgb_risk import measures as registry
+from lgb_risk import risk
 from lgb_risk._validation import check_alpha, check_choice, check_k
+from lgb_risk.conventions import resolve
+from lgb_risk.measures import Judged
 
-__all__ = ["ndcg_feval", "risk_feval"]
+__all__ = ["metric_feval", "ndcg_feval", "risk_feval"]
 
 RISK_MEASURES = ("urisk", "trisk", "zrisk", "georisk")
 
 
-def _query_ndcg(preds, eval_data, k, label_gain, empty):
+def _judged(preds, eval_data):
     group = eval_data.get_group()
     if group is None:
         raise ValueError("the evaluation Dataset has no query groups (group=...)")
-    return metrics.ndcg(eval_data.get_label(), preds, group, k, label_gain=label_gain, empty=empty)
+    return Judged(eval_data.get_label(), preds, group)
 
 
-def ndcg_feval(k=10, *, label_gain=None, empty="zero"):
-    """``feval`` giving mean NDCG@k (higher is better), with :func:`lgb_risk.metrics.ndcg`'s
-    conventions (``empty="one"`` reproduces LightGBM's built-in ``ndcg`` metric)."""
-    k = check_k(k)
-    check_choice(empty, "empty", metrics.EMPTY)
+def metric_feval(measure="ndcg@10", *, convention=None, **overrides):
+    """``feval`` giving the mean of a registered measure (higher is better).
+
+    Parameters
+    ----------
+    measure : str
+        ``NAME@K`` or ``NAME`` of :mod:`lgb_risk.measures` (``ndcg@10``, ``ap@10``, ``err@20``).
+    convention : str, optional
+        A tool's conventions (:mod:`lgb_risk.conventions`): ``convention="lightgbm"`` reproduces
+        LightGBM's built-in ``ndcg@k`` and ``map@k``.
+    **overrides
+        Single choices overriding the convention (``empty="zero"``, ``label_gain=[0, 1, 3]``).
+
+    Returns
+    -------
+    callable
+        ``feval(preds, eval_data) -> (measure, mean, True)``; queries whose value is NaN
+        (``empty="skip"``) are left out of the mean.
+    """
+    spec = registry.parse(measure)
+    resolve(convention, **overrides)  # refuse a bad choice now, not at the first iteration
 
     def feval(preds, eval_data):
-        return f"ndcg@{k}", float(np.nanmean(_query_ndcg(preds, eval_data, k, label_gain, empty))
-                                  ), True
+        values = spec.compute(_judged(preds, eval_data), convention, **overrides)
+        return spec.text, float(np.nanmean(values)), True
 
     return feval
+
+
+def ndcg_feval(k=10, *, convention=None, label_gain=None, empty=None):
+    """``feval`` giving mean NDCG@k: :func:`metric_feval` of ``ndcg@k``
+    (``convention="lightgbm"`` reproduces LightGBM's built-in ``ndcg`` metric)."""
+    return metric_feval(f"ndcg@{check_k(k)}", convention=convention, label_gain=label_gain,
+                        empty=empty)
 
 
 def _aligned_baselines(spec, n_queries, k):
@@ -63,7 +89,8 @@ def _aligned_baselines(spec, n_queries, k):
     return matrix
 
 
-def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, label_gain=None):
+def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, convention=None,
+               label_gain=None):
     """``feval`` giving a risk measure of the model's NDCG@k against each set's baselines.
 
     Parameters
@@ -77,8 +104,11 @@ def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, label_gain=None):
     alpha : float >= 0
     k : int
         NDCG cut-off; a BaselineStore must hold ndcg@k.
+    convention : str, optional
+        Conventions of the model's NDCG@k (:mod:`lgb_risk.conventions`); a query with no
+        relevant document counts 0 unless the convention says otherwise.
     label_gain : optional
-        As LightGBM's parameter.
+        As LightGBM's parameter; overrides the convention's gain.
 
     Returns
     -------
@@ -89,13 +119,14 @@ def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, label_gain=None):
     alpha = check_alpha(alpha)
     k = check_k(k)
     name = f"{measure}@{k}[a={alpha:g}]"
+    ndcg_at_k = registry.parse(f"ndcg@{k}")
     aligned = {}
 
     def feval(preds, eval_data):
         if eval_data not in baselines:
             raise ValueError(f"risk_feval has no baselines for this evaluation Dataset; give "
                              f"one per Dataset in valid_sets (it has {len(baselines)})")
-        model = _query_ndcg(preds, eval_data, k, label_gain, "zero")
+        model = ndcg_at_k.compute(_judged(preds, eval_data), convention, label_gain=label_gain)
         if eval_data not in aligned:
             aligned[eval_data] = _aligned_baselines(baselines[eval_data], model.size, k)
         base = aligned[eval_data]

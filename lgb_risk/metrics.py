@@ -2,7 +2,10 @@
 
 Every measure takes flat ``labels`` and ``scores`` (one entry per document) and ``group``
 (LightGBM's query sizes, in order) and returns one value per query as a float64 array.
-Conventions are explicit keywords, never implicit:
+Conventions are explicit keywords, never implicit. ``convention="NAME"`` sets all of them the way
+one tool does (``trec_eval``, ``gdeval``, ``lightgbm``, ``sklearn``, ``ranklib``, ``letor3``,
+``letor4``, ``ms``, ``yahoo``: see :mod:`lgb_risk.conventions`); a keyword given explicitly
+overrides that one choice. Without a convention the defaults below apply.
 
 ``ties``
     Order among documents with equal scores: ``"stable"`` (input order, LightGBM's; default),
@@ -18,12 +21,16 @@ Conventions are explicit keywords, never implicit:
     NDCG of a query with fewer than k documents: ``"available"`` (IDCG over the documents there
     are; default) or ``"zero"`` (the LETOR 4.0 evaluation tool scores such queries 0).
 ``label_gain``
-    Gain of each label value, LightGBM's parameter; default ``2**l - 1``.
+    Gain of each label value: ``"exponential"`` (``2**l - 1``, default), ``"linear"`` (``l``) or
+    a table indexed by label (LightGBM's parameter).
+``discount``
+    ``"log2"`` (default): ``1 / log2(r + 1)`` at 1-based rank r; ``"letor"``: 1 at ranks 1 and 2,
+    then ``1 / log2(r)`` (the LETOR 4.0 and MSLR scripts).
 ``max_label``
     l_max of ERR's stopping probability ``(2**l - 1) / 2**l_max``: 4 for MSLR and TREC Web
     (gdeval), 2 for LETOR 4.0.
 
-``k=None`` means the whole list. Discount at 1-based rank r is ``1 / log2(r + 1)``.
+``k=None`` means the whole list.
 """
 
 from __future__ import annotations
@@ -35,7 +42,6 @@ import numba as nb
 import numpy as np
 
 from lgb_risk._ranking import (
-    TIES,
     TOP_K_LIMIT,
     offsets_from_group,
     positions_in_query,
@@ -45,6 +51,7 @@ from lgb_risk._ranking import (
     top_k_by_score,
 )
 from lgb_risk._validation import check_choice, check_group, check_k, check_labels, check_scores
+from lgb_risk.conventions import resolve
 
 __all__ = [
     "dcg", "ideal_dcg", "ndcg", "err", "average_precision", "sum_precision", "precision",
@@ -52,20 +59,23 @@ __all__ = [
     "expected_dcg", "expected_sum_precision", "ue_normalise", "gains",
 ]
 
-EMPTY = ("zero", "one", "skip")
-SHORT = ("available", "zero")
 
 
 def gains(labels: np.ndarray, label_gain=None) -> np.ndarray:
-    """Gain of every label: ``2**l - 1``, or ``label_gain[l]`` when given (LightGBM's parameter).
+    """Gain of every label: ``2**l - 1`` (None or ``"exponential"``), ``l`` (``"linear"``), or
+    ``label_gain[l]`` for a table (LightGBM's parameter).
 
     Raises ValueError for a label with no entry in ``label_gain``.
     """
-    if label_gain is None:
+    if label_gain is None or (isinstance(label_gain, str) and label_gain == "exponential"):
         return np.exp2(labels.astype(np.float64)) - 1.0
+    if isinstance(label_gain, str):
+        check_choice(label_gain, "label_gain", ("exponential", "linear"))
+        return labels.astype(np.float64)
     table = np.asarray(label_gain, dtype=np.float64)
     if table.ndim != 1 or table.size == 0 or not np.all(np.isfinite(table)):
-        raise ValueError("label_gain must be a non-empty 1-D array of finite gains")
+        raise ValueError("label_gain must be 'exponential', 'linear' or a non-empty 1-D array of "
+                         "finite gains")
     over = np.flatnonzero(labels >= table.size)
     if over.size:
         raise ValueError(
@@ -75,23 +85,27 @@ def gains(labels: np.ndarray, label_gain=None) -> np.ndarray:
     return table[labels]
 
 
-_DISCOUNTS = np.empty(0)
+_DISCOUNTS = {"log2": np.empty(0), "letor": np.empty(0)}
 
 
-def _discounts(length: int) -> np.ndarray:
-    """1 / log2(p + 2) for 0-based positions p = 0 .. length-1.
+def _discounts(length: int, discount: str = "log2") -> np.ndarray:
+    """Discount of 0-based positions p = 0 .. length-1: ``1 / log2(p + 2)`` (``"log2"``), or
+    1 at p = 0 and ``1 / log2(p + 1)`` after (``"letor"``: 1 at ranks 1 and 2, then 1/log2(r)).
 
     Computed with the C library's log2 (``math.log2``), as LightGBM computes its discount table,
     so that objectives reproduce LightGBM's doubles bit for bit; cached and grown on demand.
     """
-    global _DISCOUNTS
-    if _DISCOUNTS.size < length:
+    table = _DISCOUNTS[discount]
+    if table.size < length:
         size = max(length, 10_000)
-        _DISCOUNTS = np.array([1.0 / math.log2(p + 2.0) for p in range(size)])
-    return _DISCOUNTS[:length]
+        shift = 2.0 if discount == "log2" else 1.0
+        table = np.array([1.0 / math.log2(max(p + shift, 2.0)) for p in range(size)])
+        _DISCOUNTS[discount] = table
+    return table[:length]
 
 
-def dcg_of_ranking(ranked_gains, positions, query_index, n_queries, k) -> np.ndarray:
+def dcg_of_ranking(ranked_gains, positions, query_index, n_queries, k,
+                   discount="log2") -> np.ndarray:
     """DCG@k per query from gains already in ranked order (the shared DCG kernel).
 
     ``ranked_gains[i]`` is the gain of the document at 0-based ``positions[i]`` of query
@@ -100,24 +114,28 @@ def dcg_of_ranking(ranked_gains, positions, query_index, n_queries, k) -> np.nda
     """
     longest = int(positions.max()) + 1
     keep = positions < (longest if k is None else k)
-    w = ranked_gains[keep] * _discounts(longest)[positions[keep]]
+    w = ranked_gains[keep] * _discounts(longest, discount)[positions[keep]]
     return np.bincount(query_index[keep], weights=w, minlength=n_queries)
 
 
-def _validated(labels, scores, group, k, ties):
-    """Validate the common inputs; return labels, scores, group, offsets, k."""
+def _validated(labels, scores, group, k, conv):
+    """Validate the common inputs; return labels, scores, group, offsets, k.
+
+    Scores are rounded to float32 where the convention keeps them in single precision.
+    """
     y = check_labels(labels)
     g = check_group(group, y.size)
     s = check_scores(scores, y.size)
+    if conv.score_dtype == "float32":
+        s = s.astype(np.float32).astype(np.float64)
     k = check_k(k)
-    check_choice(ties, "ties", TIES)
     return y, s, g, offsets_from_group(g), k
 
 
-def _prepare(labels, scores, group, k, ties):
+def _prepare(labels, scores, group, k, conv):
     """Validate the common inputs; return labels, scores, group, offsets, k, position order."""
-    y, s, g, off, k = _validated(labels, scores, group, k, ties)
-    return y, s, g, off, k, rank_by_score(s, y, off, ties)
+    y, s, g, off, k = _validated(labels, scores, group, k, conv)
+    return y, s, g, off, k, rank_by_score(s, y, off, conv.ties)
 
 
 def _selects_top_k(k, ties) -> bool:
@@ -147,12 +165,12 @@ def _cutoff(k, group):
     return longest if k is None else min(k, longest)
 
 
-def _average_discount(s_sorted, pos, group, k):
+def _average_discount(s_sorted, pos, group, k, discount):
     """Discount at cut-off k of each document in ranked order, shared within tie blocks.
 
     Every block of equal scores gets the mean of its positions' discounts (0 beyond k).
     """
-    disc = np.where(pos < _cutoff(k, group), _discounts(int(group.max()))[pos], 0.0)
+    disc = np.where(pos < _cutoff(k, group), _discounts(int(group.max()), discount)[pos], 0.0)
     new_block = np.ones(pos.size, dtype=bool)
     new_block[1:] = (s_sorted[1:] != s_sorted[:-1]) | (pos[1:] == 0)
     block = np.cumsum(new_block) - 1
@@ -164,11 +182,40 @@ def _empty_value(empty):
     return {"zero": 0.0, "one": 1.0, "skip": np.nan}[empty]
 
 
-def dcg(labels, scores, group, k=10, *, ties="stable", label_gain=None) -> np.ndarray:
+def _dcg(y, s, g, off, k, conv):
+    """DCG@k of validated inputs under a resolved convention."""
+    gain_of_document = gains(y, conv.label_gain)
+    if _selects_top_k(k, conv.ties):
+        return _dcg_of_top(top_k_by_score(s, off, k), gain_of_document,
+                           _discounts(k, conv.discount))
+    order = rank_by_score(s, y, off, conv.ties)
+    pos = positions_in_query(g)
+    qid = np.repeat(np.arange(g.size), g)
+    if conv.ties != "average":
+        return dcg_of_ranking(gain_of_document[order], pos, qid, g.size, k, conv.discount)
+    disc = _average_discount(s[order], pos, g, k, conv.discount)
+    return np.bincount(qid, weights=gain_of_document[order] * disc, minlength=g.size)
+
+
+def _ideal_dcg(y, g, off, k, conv):
+    """IDCG@k of validated labels under a resolved convention."""
+    gain_of_document = gains(y, conv.label_gain)
+    if _selects_top_k(k, "stable"):
+        return _dcg_of_top(top_k_by_label(y, off, k), gain_of_document,
+                           _discounts(k, conv.discount))
+    order = rank_by_label(y, off)
+    qid = np.repeat(np.arange(g.size), g)
+    return dcg_of_ranking(gain_of_document[order], positions_in_query(g), qid, g.size, k,
+                          conv.discount)
+
+
+def dcg(labels, scores, group, k=10, *, convention=None, ties=None, label_gain=None,
+        discount=None) -> np.ndarray:
     """Discounted cumulative gain at k of every query.
 
-    ``DCG@k = sum_{r <= min(k, n_q)} gain(l_(r)) / log2(r + 1)``, documents ordered by score
-    descending (SPEC §1; Järvelin & Kekäläinen 2002, gain ``2**l - 1`` as Burges et al. 2005).
+    ``DCG@k = sum_{r <= min(k, n_q)} gain(l_(r)) * discount(r)``, documents ordered by score
+    descending; by default gain ``2**l - 1`` and discount ``1 / log2(r + 1)`` (Järvelin &
+    Kekäläinen 2002; gain as Burges et al. 2005).
 
     Parameters
     ----------
@@ -178,50 +225,44 @@ def dcg(labels, scores, group, k=10, *, ties="stable", label_gain=None) -> np.nd
         Query sizes, LightGBM's convention.
     k : int or None
         Cut-off; None for the whole list.
-    ties, label_gain
-        See the module docstring.
+    convention : str, optional
+        A tool's conventions by name (:mod:`lgb_risk.conventions`).
+    ties, label_gain, discount
+        See the module docstring; each overrides the convention's choice.
 
     Returns
     -------
     ndarray, shape (n_queries,)
+
+    >>> dcg([1, 0, 2], [0.3, 0.2, 0.1], [3], k=3).tolist()
+    [2.5]
     """
-    if _selects_top_k(check_k(k), ties):
-        y, s, g, off, k = _validated(labels, scores, group, k, ties)
-        return _dcg_of_top(top_k_by_score(s, off, k), gains(y, label_gain), _discounts(k))
-    y, s, g, off, k, order = _prepare(labels, scores, group, k, ties)
-    pos = positions_in_query(g)
-    qid = np.repeat(np.arange(g.size), g)
-    if ties != "average":
-        return dcg_of_ranking(gains(y[order], label_gain), pos, qid, g.size, k)
-    disc = _average_discount(s[order], pos, g, k)
-    return np.bincount(qid, weights=gains(y[order], label_gain) * disc, minlength=g.size)
+    conv = resolve(convention, ties=ties, label_gain=label_gain, discount=discount)
+    return _dcg(*_validated(labels, scores, group, k, conv), conv)
 
 
-def ideal_dcg(labels, group, k=10, *, label_gain=None) -> np.ndarray:
+def ideal_dcg(labels, group, k=10, *, convention=None, label_gain=None,
+              discount=None) -> np.ndarray:
     """DCG@k of the ideal ranking (labels sorted descending) of every query: IDCG@k."""
+    conv = resolve(convention, label_gain=label_gain, discount=discount)
     y = check_labels(labels)
     g = check_group(group, y.size)
-    k = check_k(k)
-    if _selects_top_k(k, "stable"):
-        return _dcg_of_top(top_k_by_label(y, offsets_from_group(g), k), gains(y, label_gain),
-                           _discounts(k))
-    order = rank_by_label(y, offsets_from_group(g))
-    qid = np.repeat(np.arange(g.size), g)
-    return dcg_of_ranking(gains(y[order], label_gain), positions_in_query(g), qid, g.size, k)
+    return _ideal_dcg(y, g, offsets_from_group(g), check_k(k), conv)
 
 
-def ndcg(labels, scores, group, k=10, *, ties="stable", empty="zero", short="available",
-         label_gain=None, ideal=None) -> np.ndarray:
-    """Normalised DCG at k of every query: ``DCG@k / IDCG@k`` (SPEC §1).
+def ndcg(labels, scores, group, k=10, *, convention=None, ties=None, empty=None, short=None,
+         label_gain=None, discount=None, ideal=None) -> np.ndarray:
+    """Normalised DCG at k of every query: ``DCG@k / IDCG@k``.
 
     Parameters
     ----------
-    labels, scores, group, k, ties, label_gain
+    labels, scores, group, k, convention, ties, label_gain, discount
         As :func:`dcg`.
     empty : {"zero", "one", "skip"}
-        Value where IDCG@k = 0 (no relevant document); ``"skip"`` gives NaN.
+        Value where IDCG@k = 0 (no relevant document); ``"skip"`` gives NaN. Default "zero".
     short : {"available", "zero"}
-        ``"zero"`` scores queries with fewer than k documents 0 (LETOR 4.0 tool).
+        ``"zero"`` scores queries with fewer than k documents 0 (LETOR 4.0 tool). Default
+        "available".
     ideal : array-like, shape (n_queries,), optional
         IDCG@k per query computed elsewhere, e.g. from a TREC qrels file that judges documents
         the ranking does not contain. Default: :func:`ideal_dcg` of ``labels``.
@@ -229,47 +270,44 @@ def ndcg(labels, scores, group, k=10, *, ties="stable", empty="zero", short="ava
     Returns
     -------
     ndarray, shape (n_queries,)
+
+    >>> ndcg([0, 1, 2], [0.3, 0.2, 0.1], [3], k=2, convention="lightgbm").round(4).tolist()
+    [0.1738]
     """
-    check_choice(empty, "empty", EMPTY)
-    check_choice(short, "short", SHORT)
-    g = np.asarray(group, dtype=np.int64)
-    if ideal is None and _selects_top_k(check_k(k), ties):
-        # One validation and one gain table for DCG@k and IDCG@k (the common, fast case).
-        y, s, g, off, k = _validated(labels, scores, group, k, ties)
-        gain_of_document, discounts = gains(y, label_gain), _discounts(k)
-        num = _dcg_of_top(top_k_by_score(s, off, k), gain_of_document, discounts)
-        den = _dcg_of_top(top_k_by_label(y, off, k), gain_of_document, discounts)
-    elif ideal is None:
-        num = dcg(labels, scores, group, k, ties=ties, label_gain=label_gain)
-        den = ideal_dcg(labels, group, k, label_gain=label_gain)
+    conv = resolve(convention, ties=ties, empty=empty, short=short, label_gain=label_gain,
+                   discount=discount)
+    y, s, g, off, k = _validated(labels, scores, group, k, conv)
+    num = _dcg(y, s, g, off, k, conv)
+    if ideal is None:
+        den = _ideal_dcg(y, g, off, k, conv)
     else:
-        num = dcg(labels, scores, group, k, ties=ties, label_gain=label_gain)
         den = np.asarray(ideal, dtype=np.float64)
         if den.shape != num.shape or np.any(~np.isfinite(den)) or np.any(den < 0):
             raise ValueError(
                 f"ideal must hold one finite, non-negative IDCG per query ({num.size}), "
                 f"got shape {den.shape}"
             )
-    out = np.full(num.size, _empty_value(empty))
-    pos = den > 0
-    out[pos] = num[pos] / den[pos]
-    if short == "zero" and k is not None:
+    out = _per_query_ratio(num, den, conv.empty)
+    if conv.short == "zero" and k is not None:
         out[g < k] = 0.0
     return out
 
 
-def err(labels, scores, group, k=10, *, ties="stable", max_label=4) -> np.ndarray:
+def err(labels, scores, group, k=10, *, convention=None, ties=None, max_label=4) -> np.ndarray:
     """Expected reciprocal rank at k of every query (Chapelle et al. 2009; [AE] Eq. 2).
 
     ``ERR@k = sum_{r <= k} (1/r) R_r prod_{i < r} (1 - R_i)`` with
     ``R(l) = (2**l - 1) / 2**max_label``. Labels above ``max_label`` are an error.
     ``ties="average"`` is not defined for ERR.
+
+    >>> err([2, 0], [0.9, 0.1], [2], k=2, max_label=2).tolist()
+    [0.75]
     """
-    if ties == "average":
+    conv = resolve(convention, ties=ties)
+    if conv.ties == "average":
         raise ValueError("ties='average' is defined for DCG and NDCG only; use 'stable', "
                          "'pessimistic' or 'optimistic' for ERR")
-    fast = _selects_top_k(check_k(k), ties)
-    y, s, g, off, k = _validated(labels, scores, group, k, ties)
+    y, s, g, off, k = _validated(labels, scores, group, k, conv)
     if not isinstance(max_label, (int, np.integer)) or max_label < 1:
         raise ValueError(f"max_label must be a whole number >= 1, got {max_label!r}")
     over = np.flatnonzero(y > max_label)
@@ -279,11 +317,11 @@ def err(labels, scores, group, k=10, *, ties="stable", max_label=4) -> np.ndarra
     width = _cutoff(k, g)
     # Dense (n_queries, width) matrix of stopping probabilities; absent positions stop with 0.
     stop_of_document = (np.exp2(y) - 1.0) / 2.0 ** max_label
-    if fast:
+    if _selects_top_k(k, conv.ties):
         top = top_k_by_score(s, off, k)[:, :width]
         stop = np.where(top >= 0, stop_of_document[top], 0.0)
     else:
-        order = rank_by_score(s, y, off, ties)
+        order = rank_by_score(s, y, off, conv.ties)
         pos = positions_in_query(g)
         keep = pos < width
         stop = np.zeros((g.size, width))
@@ -305,11 +343,11 @@ class _BinaryRanking(NamedTuple):
     group: np.ndarray
 
 
-def _precision_terms(labels, scores, group, k, ties) -> _BinaryRanking:
+def _precision_terms(labels, scores, group, k, conv) -> _BinaryRanking:
     """Relevant indicator, P@r, query and position of every ranked document at rank <= k."""
-    if ties == "average":
+    if conv.ties == "average":
         raise ValueError("ties='average' is defined for DCG and NDCG only")
-    y, s, g, off, k, order = _prepare(labels, scores, group, k, ties)
+    y, s, g, off, k, order = _prepare(labels, scores, group, k, conv)
     rel = (y[order] > 0).astype(np.float64)
     pos = positions_in_query(g)
     hits = np.cumsum(rel)
@@ -340,13 +378,20 @@ def _per_query_ratio(numerator, denominator, empty):
     return out
 
 
-def sum_precision(labels, scores, group, k=10, *, ties="stable") -> np.ndarray:
-    """SP@k = ``sum_{r <= k} P@r * rel_r`` with binary relevance (label > 0) ([UE] Eq. 4)."""
-    t = _precision_terms(labels, scores, group, k, ties)
+def sum_precision(labels, scores, group, k=10, *, convention=None, ties=None) -> np.ndarray:
+    """SP@k = ``sum_{r <= k} P@r * rel_r`` with binary relevance (label > 0) ([UE] Eq. 4).
+
+    [UE] is Feng & Karmaker (2023), "Towards query-specific expected value normalization of IR
+    evaluation metrics".
+
+    >>> sum_precision([1, 0, 2], [0.3, 0.2, 0.1], [3], k=3).tolist()
+    [1.6666666666666665]
+    """
+    t = _precision_terms(labels, scores, group, k, resolve(convention, ties=ties))
     return np.bincount(t.query, weights=t.relevant * t.precision, minlength=t.n_queries)
 
 
-def precision(labels, scores, group, k=10, *, ties="stable") -> np.ndarray:
+def precision(labels, scores, group, k=10, *, convention=None, ties=None) -> np.ndarray:
     """P@k = (relevant documents among the top k) / k, relevance binary (label > 0).
 
     As trec_eval's ``P_k``, the denominator is k even for a list shorter than k; with
@@ -355,12 +400,12 @@ def precision(labels, scores, group, k=10, *, ties="stable") -> np.ndarray:
     >>> precision([1, 0, 2, 0], [0.9, 0.8, 0.7, 0.6], [4], k=2).tolist()
     [0.5]
     """
-    t = _precision_terms(labels, scores, group, k, ties)
+    t = _precision_terms(labels, scores, group, k, resolve(convention, ties=ties))
     hits = np.bincount(t.query, weights=t.relevant, minlength=t.n_queries)
     return hits / (t.group if k is None else k)
 
 
-def recall(labels, scores, group, k=10, *, ties="stable", empty="zero",
+def recall(labels, scores, group, k=10, *, convention=None, ties=None, empty=None,
            n_relevant=None) -> np.ndarray:
     """Recall@k = (relevant documents among the top k) / R_q, relevance binary (label > 0).
 
@@ -371,13 +416,13 @@ def recall(labels, scores, group, k=10, *, ties="stable", empty="zero",
     >>> recall([1, 0, 2, 0], [0.9, 0.8, 0.7, 0.6], [4], k=2).tolist()
     [0.5]
     """
-    check_choice(empty, "empty", EMPTY)
-    t = _precision_terms(labels, scores, group, k, ties)
+    conv = resolve(convention, ties=ties, empty=empty)
+    t = _precision_terms(labels, scores, group, k, conv)
     return _per_query_ratio(np.bincount(t.query, weights=t.relevant, minlength=t.n_queries),
-                            _relevant_totals(t.relevant_in_list, n_relevant), empty)
+                            _relevant_totals(t.relevant_in_list, n_relevant), conv.empty)
 
 
-def reciprocal_rank(labels, scores, group, k=None, *, ties="stable") -> np.ndarray:
+def reciprocal_rank(labels, scores, group, k=None, *, convention=None, ties=None) -> np.ndarray:
     """RR@k = 1 / rank of the first relevant document (label > 0) within the top k, else 0.
 
     trec_eval's ``recip_rank`` is ``k=None`` (the whole list).
@@ -385,13 +430,13 @@ def reciprocal_rank(labels, scores, group, k=None, *, ties="stable") -> np.ndarr
     >>> reciprocal_rank([0, 0, 1, 2], [0.9, 0.8, 0.7, 0.6], [4]).tolist()
     [0.3333333333333333]
     """
-    t = _precision_terms(labels, scores, group, k, ties)
+    t = _precision_terms(labels, scores, group, k, resolve(convention, ties=ties))
     out = np.zeros(t.n_queries)
     np.maximum.at(out, t.query, t.relevant / (t.position + 1.0))
     return out
 
 
-def r_precision(labels, scores, group, *, ties="stable", empty="zero",
+def r_precision(labels, scores, group, *, convention=None, ties=None, empty=None,
                 n_relevant=None) -> np.ndarray:
     """R-precision = (relevant documents among the top R_q) / R_q, relevance binary (label > 0).
 
@@ -401,40 +446,53 @@ def r_precision(labels, scores, group, *, ties="stable", empty="zero",
     >>> r_precision([1, 0, 2, 0], [0.9, 0.8, 0.7, 0.6], [4]).tolist()
     [0.5]
     """
-    check_choice(empty, "empty", EMPTY)
-    t = _precision_terms(labels, scores, group, None, ties)
+    conv = resolve(convention, ties=ties, empty=empty)
+    t = _precision_terms(labels, scores, group, None, conv)
     totals = _relevant_totals(t.relevant_in_list, n_relevant)
     hits = np.bincount(t.query, weights=t.relevant * (t.position < totals[t.query]),
                        minlength=t.n_queries)
-    return _per_query_ratio(hits, totals, empty)
+    return _per_query_ratio(hits, totals, conv.empty)
 
 
-def average_precision(labels, scores, group, k=10, *, ties="stable", empty="zero",
-                      n_relevant=None) -> np.ndarray:
-    """AP@k, trec_eval's form: ``sum_{relevant r <= k} P@r / R_q`` (SPEC §1).
+def average_precision(labels, scores, group, k=10, *, convention=None, ties=None, empty=None,
+                      ap_denominator=None, n_relevant=None) -> np.ndarray:
+    """AP@k = ``sum_{relevant r <= k} P@r / D_q``, relevance binary (label > 0).
 
-    Relevance is binary (label > 0); R_q is the number of relevant documents of the query (not
-    capped at k): counted in ``labels``, or given per query as ``n_relevant`` (e.g. from qrels
-    that judge documents the ranking lacks). ``empty`` gives the value where R_q = 0.
+    ``D_q`` is R_q, the query's relevant documents, not capped at k (trec_eval's form;
+    ``ap_denominator="relevant"``, default), or ``min(R_q, k)`` (``"capped"``, LightGBM's
+    ``map@k``). R_q is counted in ``labels``, or given per query as ``n_relevant`` (e.g. from
+    qrels that judge documents the ranking lacks). ``empty`` gives the value where R_q = 0.
+
+    >>> average_precision([1, 0, 2], [0.3, 0.2, 0.1], [3], k=1).tolist()
+    [0.5]
+    >>> average_precision([1, 0, 2], [0.3, 0.2, 0.1], [3], k=1, convention="lightgbm").tolist()
+    [1.0]
     """
-    check_choice(empty, "empty", EMPTY)
-    t = _precision_terms(labels, scores, group, k, ties)
+    conv = resolve(convention, ties=ties, empty=empty, ap_denominator=ap_denominator)
+    t = _precision_terms(labels, scores, group, k, conv)
+    totals = _relevant_totals(t.relevant_in_list, n_relevant)
+    if conv.ap_denominator == "capped" and k is not None:
+        totals = np.minimum(totals, k)
     return _per_query_ratio(np.bincount(t.query, weights=t.relevant * t.precision,
-                                        minlength=t.n_queries),
-                            _relevant_totals(t.relevant_in_list, n_relevant), empty)
+                                        minlength=t.n_queries), totals, conv.empty)
 
 
-def expected_dcg(labels, group, k=10, *, label_gain=None) -> np.ndarray:
+def expected_dcg(labels, group, k=10, *, convention=None, label_gain=None,
+                 discount=None) -> np.ndarray:
     """E[DCG@k] under a uniformly random permutation of each query ([UE] Eq. 7).
 
-    ``E[DCG@k] = mean(gain) * sum_{r <= min(k, n_q)} 1 / log2(r + 1)``.
+    ``E[DCG@k] = mean(gain) * sum_{r <= min(k, n_q)} discount(r)``.
+
+    >>> expected_dcg([1, 0, 2], [3], k=3).round(4).tolist()
+    [2.8412]
     """
+    conv = resolve(convention, label_gain=label_gain, discount=discount)
     y = check_labels(labels)
     g = check_group(group, y.size)
     k = check_k(k)
     qid = np.repeat(np.arange(g.size), g)
-    mean_gain = np.bincount(qid, weights=gains(y, label_gain), minlength=g.size) / g
-    cum_disc = np.cumsum(_discounts(int(g.max())))
+    mean_gain = np.bincount(qid, weights=gains(y, conv.label_gain), minlength=g.size) / g
+    cum_disc = np.cumsum(_discounts(int(g.max()), conv.discount))
     depth = g if k is None else np.minimum(g, k)
     return mean_gain * cum_disc[depth - 1]
 

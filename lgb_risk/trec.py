@@ -1,39 +1,29 @@
-"""Evaluation of TREC runs against qrels, with the conventions of the official ``gdeval.pl``.
+"""Evaluation of TREC runs against qrels by the conventions of a named tool (gdeval.pl's default).
 
-gdeval.pl (TREC Web track 2010-2014) conventions, SPEC.md §1 last item:
+Every convention (:mod:`lgb_risk.conventions`) shares what both TREC tools do:
 
-* documents are ranked by score descending, ties broken by DOCNO descending (string order);
+* documents are ranked by score descending, ties broken by DOCNO descending (string order), scores
+  rounded to float32 first where the tool keeps them so (trec_eval);
 * judged grades below 0 (spam, −2) count as 0, unjudged documents count as 0;
-* topics with no grade > 0 in the qrels are left out; a run is scored on the topics it contains
-  that have a relevant document;
-* ERR uses l_max = 4; NDCG uses gain ``2**g − 1``, the log discount and IDCG over the qrels' grades
-  (not only over the documents the run retrieved).
+* the ideal DCG and R_q (AP, recall, R-precision) come from the qrels' grades, not only from the
+  documents the run retrieved.
 
-The same per-topic machinery serves DCG, AP (R_q from the qrels, as trec_eval) and SP.
+and the convention decides the rest: which topics are scored (gdeval: those with a relevant
+document; trec_eval: every judged topic, a topic without a relevant document scoring 0), what a
+topic the run lacks counts (left out by default; 0 with ``missing_topics="zero"``, the tools'
+``-c``), the gain (gdeval ``2**g − 1``, trec_eval ``g``) and the discount. ERR uses l_max =
+``max_label`` (4 for TREC Web).
 """
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
-from lgb_risk import metrics
+from lgb_risk import measures as registry
+from lgb_risk.conventions import resolve
 
-__all__ = ["parse_measure", "evaluate_run", "natural_topic_order", "MEASURES"]
-
-MEASURES = ("ndcg", "dcg", "err", "ap", "sp")
-_MEASURE = re.compile(r"^(ndcg|dcg|err|ap|sp)@([1-9][0-9]*)$")
-
-
-def parse_measure(text: str) -> tuple[str, int]:
-    """``"ndcg@20"`` → ``("ndcg", 20)``. Raises ValueError naming the accepted forms."""
-    m = _MEASURE.match(text.strip().lower())
-    if not m:
-        raise ValueError(f"unknown measure {text!r}: expected NAME@K with NAME one of "
-                         f"{', '.join(MEASURES)} and K >= 1, e.g. ndcg@20")
-    return m.group(1), int(m.group(2))
+__all__ = ["evaluate_run", "natural_topic_order", "scored_topics"]
 
 
 def natural_topic_order(topics) -> list[str]:
@@ -41,9 +31,19 @@ def natural_topic_order(topics) -> list[str]:
     return sorted(set(topics), key=lambda t: (0, int(t), "") if t.isdigit() else (1, 0, t))
 
 
+def scored_topics(qrels: pd.DataFrame, convention="gdeval") -> list[str]:
+    """The qrels' topics a convention scores: with a grade > 0 (``topics="relevant"``) or every
+    judged topic (``"judged"``), in natural order."""
+    conv = resolve(convention)
+    if conv.topics == "judged":
+        return natural_topic_order(qrels["topic"].unique())
+    return natural_topic_order(qrels.loc[qrels["grade"] > 0, "topic"].unique())
+
+
 def evaluate_run(qrels: pd.DataFrame, run: pd.DataFrame, measures=("ndcg@20", "err@20"), *,
-                 max_label: int = 4) -> pd.DataFrame:
-    """Per-topic effectiveness of one run, gdeval.pl-style.
+                 convention="gdeval", max_label: int = 4, missing_topics=None,
+                 **overrides) -> pd.DataFrame:
+    """Per-topic effectiveness of one run.
 
     Parameters
     ----------
@@ -52,63 +52,63 @@ def evaluate_run(qrels: pd.DataFrame, run: pd.DataFrame, measures=("ndcg@20", "e
     run : DataFrame
         As returned by :func:`lgb_risk.data.read_run` (``topic``, ``docno``, ``score``).
     measures : sequence of str
-        ``NAME@K`` with NAME in ndcg, dcg, err, ap, sp.
+        Registered measures (:mod:`lgb_risk.measures`), e.g. ``ndcg@20``, ``p@10``, ``ap``.
+    convention : str
+        A tool's conventions (:mod:`lgb_risk.conventions`); default ``"gdeval"``.
     max_label : int
-        l_max of ERR (4 for TREC Web). A qrels grade above it is an error.
+        l_max of ERR (4 for TREC Web). A qrels grade above it is an error when ERR is asked.
+    missing_topics : {"skip", "zero"}, optional
+        Overrides the convention: a scored topic the run has no ranking for is left out, or
+        scores 0 on every measure.
+    **overrides
+        Single choices overriding the convention (``label_gain="exponential"``, ...).
 
     Returns
     -------
     DataFrame
-        Index ``topic`` (the run's topics that have a relevant document, natural order), one
-        column per measure, in the order given.
+        Index ``topic`` (natural order), one column per measure, in the order given;
+        ``attrs["missing_topics"]`` lists the scored topics the run lacks (scored 0 or left out
+        as the convention says).
 
     Raises
     ------
     ValueError
-        An unknown measure, or a run with no topic that has a relevant document.
+        An unknown measure, or a run with no topic the convention scores.
     """
-    parsed = [parse_measure(m) for m in measures]
+    specs = [registry.parse(m) for m in measures]
+    conv = resolve(convention, missing_topics=missing_topics, **overrides)
     judged = qrels.assign(grade=qrels["grade"].clip(lower=0))
-    relevant_topics = set(judged.loc[judged["grade"] > 0, "topic"])
-    topics = natural_topic_order(t for t in run["topic"].unique() if t in relevant_topics)
+    scored = scored_topics(judged, conv)
+    in_run = set(run["topic"].unique())
+    topics = [t for t in scored if t in in_run]
+    missing = [t for t in scored if t not in in_run]
     if not topics:
-        raise ValueError(f"run {run.attrs.get('name', '')!r} has no topic with a relevant document "
-                         "in the qrels")
+        raise ValueError(f"run {run.attrs.get('name', '')!r} has no topic that the qrels "
+                         f"{'judge' if conv.topics == 'judged' else 'give a relevant document'}")
     code = {t: i for i, t in enumerate(topics)}
 
-    ranked = run[run["topic"].isin(code)].assign(code=lambda f: f["topic"].map(code))
-    # gdeval.pl: score descending, then DOCNO descending; "stable" ties then keep this order.
+    score = run["score"].to_numpy(dtype=np.float64)
+    if conv.score_dtype == "float32":
+        score = score.astype(np.float32).astype(np.float64)
+    ranked = run.assign(score=score)[run["topic"].isin(code)]
+    ranked = ranked.assign(code=ranked["topic"].map(code))
+    # Score descending, then DOCNO descending; "stable" ties then keep this order.
     ranked = ranked.sort_values(["code", "score", "docno"], ascending=[True, False, False],
                                 kind="mergesort")
     ranked = ranked.merge(judged[["topic", "docno", "grade"]], on=["topic", "docno"], how="left",
                           sort=False)
-    labels = ranked["grade"].fillna(0).to_numpy(dtype=np.int64)  # unjudged counts as 0
-    scores = ranked["score"].to_numpy()
-    group = np.bincount(ranked["code"].to_numpy(), minlength=len(topics))
-
-    pool = judged[judged["topic"].isin(code)].assign(code=lambda f: f["topic"].map(code))
-    pool = pool.sort_values("code", kind="mergesort")
-    pool_labels = pool["grade"].to_numpy(dtype=np.int64)
-    pool_group = np.bincount(pool["code"].to_numpy(), minlength=len(topics))
-
-    columns = {}
-    for text, (name, k) in zip(measures, parsed):
-        if name == "ndcg":
-            ideal = metrics.ideal_dcg(pool_labels, pool_group, k)
-            values = metrics.ndcg(labels, scores, group, k, ideal=ideal)
-        elif name == "dcg":
-            values = metrics.dcg(labels, scores, group, k)
-        elif name == "err":
-            over = pool_labels > max_label
-            if over.any():
-                raise ValueError(f"qrels grade {int(pool_labels[over][0])} exceeds max_label="
-                                 f"{max_label} of ERR; pass the collection's highest grade")
-            values = metrics.err(labels, scores, group, k, max_label=max_label)
-        elif name == "ap":
-            n_rel = np.bincount(pool["code"].to_numpy(), weights=pool_labels > 0,
-                                minlength=len(topics))
-            values = metrics.average_precision(labels, scores, group, k, n_relevant=n_rel)
-        else:
-            values = metrics.sum_precision(labels, scores, group, k)
-        columns[text] = values
-    return pd.DataFrame(columns, index=pd.Index(topics, name="topic"))
+    pool = judged[judged["topic"].isin(code)]
+    pool = pool.assign(code=pool["topic"].map(code)).sort_values("code", kind="mergesort")
+    lists = registry.Judged(
+        labels=ranked["grade"].fillna(0).to_numpy(dtype=np.int64),  # unjudged counts as 0
+        scores=ranked["score"].to_numpy(),
+        group=np.bincount(ranked["code"].to_numpy(), minlength=len(topics)),
+        pool_labels=pool["grade"].to_numpy(dtype=np.int64),
+        pool_group=np.bincount(pool["code"].to_numpy(), minlength=len(topics)),
+        max_label=max_label)
+    frame = pd.DataFrame({spec.text: spec.compute(lists, conv) for spec in specs},
+                         index=pd.Index(topics, name="topic"))
+    if missing and conv.missing_topics == "zero":
+        frame = frame.reindex(natural_topic_order([*topics, *missing]), fill_value=0.0)
+    frame.attrs["missing_topics"] = missing
+    return frame

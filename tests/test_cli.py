@@ -121,8 +121,8 @@ def test_evaluate_summary_has_means_and_risk_columns(collection):
 
 def test_evaluate_errors_are_reported(tmp_path, collection):
     qrels, runs = collection
-    code, _, err = run_cli("evaluate", qrels, runs[0], "--measures", "map")
-    assert code == 2 and "unknown measure 'map'" in err
+    code, _, err = run_cli("evaluate", qrels, runs[0], "--measures", "ndgc@10")
+    assert code == 2 and "unknown measure 'ndgc@10'" in err
     code, _, err = run_cli("evaluate", qrels, *runs, "--baseline", "nosuchrun")
     assert code == 2 and "neither one of the runs" in err
     code, _, err = run_cli("evaluate", tmp_path / "absent", runs[0])

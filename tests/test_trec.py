@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from lgb_risk import data, trec
+from lgb_risk import data, measures, trec
 from tests.conftest import SHARED_DATA, shared_file
 
 
@@ -118,7 +118,9 @@ def test_malformed_qrels_names_file_and_line(tmp_path, text, message):
 
 
 def test_unknown_measure_and_missing_file(tmp_path):
-    with pytest.raises(ValueError, match="unknown measure 'map'"):
-        trec.parse_measure("map")
+    with pytest.raises(ValueError, match="unknown measure 'mapp'.*ndcg@20, p@10"):
+        measures.parse("mapp")
+    with pytest.raises(ValueError, match="rprec takes no cut-off"):
+        measures.parse("rprec@5")
     with pytest.raises(FileNotFoundError, match="no such file"):
         data.read_run(tmp_path / "absent.txt")

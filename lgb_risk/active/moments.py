@@ -144,7 +144,8 @@ def discount_weights(scores, group, k, ties="stable"):
     order = _argsort_segments(-held_scores, -held_scores, False, offsets_from_group(held_group))
     positions = positions_in_query(held_group)
     if ties == "average":
-        discount = metrics._average_discount(held_scores[order], positions, held_group, k)
+        discount = metrics._average_discount(held_scores[order], positions, held_group, k,
+                                             "log2")
     else:
         cutoff = int(held_group.max()) if k is None else k
         discount = np.where(positions < cutoff,

@@ -1,0 +1,218 @@
+"""The registry of effectiveness measures: one entry per measure, read by every caller.
+
+The CLI (``lgb-risk evaluate --measures``), :func:`lgb_risk.trec.evaluate_run`, the fevals
+(:func:`lgb_risk.feval.metric_feval`), the baseline store and the reports parse measure names
+here and compute them through :meth:`MeasureSpec.compute`; the formulas themselves live in
+:mod:`lgb_risk.metrics`, one function each.
+
+A measure is written ``NAME@K`` (``ndcg@10``, ``p@5``) or ``NAME`` for the whole list
+(``ap``, ``rr``, ``rprec``):
+
+=============  ================================================================================
+name           measure
+=============  ================================================================================
+``ndcg``       NDCG@k (gain and discount per convention)
+``dcg``        DCG@k
+``err``        ERR@k (grades up to ``max_label``)
+``ap``         AP@k, binary relevance; ``map`` is accepted for it (trec_eval's name)
+``sp``         SP@k, the sum of precisions ([UE] Eq. 4)
+``p``          P@k
+``recall``     recall@k
+``rr``         reciprocal rank (trec_eval's ``recip_rank``); with @k, RR cut at k
+``rprec``      R-precision (no cut-off)
+``dcg_ue1``    DCG@k normalised by its ideal and its expectation under a random ranking, [UE]
+``dcg_ue2``    Eqs. 5 (V1) and 6 (V2). ``ndcg_ue1``/``ndcg_ue2`` name the same numbers: the
+               normalisation is scale-free, so NDCG and DCG give one value.
+``ap_ue1``     [UE]'s MSP^UE: SP@k normalised by its ideal ``min(R_q, k)`` and its expectation
+``ap_ue2``     under a random ranking (V1, V2).
+=============  ================================================================================
+
+[UE]: Feng & Karmaker (2023), "Towards query-specific expected value normalization of IR
+evaluation metrics".
+
+>>> spec = parse("p@2")
+>>> spec.compute(Judged([1, 0, 2, 0], [0.9, 0.8, 0.7, 0.6], [4]), None).tolist()
+[0.5]
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from lgb_risk import metrics
+from lgb_risk.conventions import Convention, resolve
+
+__all__ = ["Measure", "MeasureSpec", "Judged", "MEASURES", "parse"]
+
+
+class Judged(NamedTuple):
+    """Ranked lists and what was judged for them.
+
+    ``labels``, ``scores`` and ``group`` are the documents each list contains (queries
+    contiguous, LightGBM's ``group`` sizes). ``pool_labels``/``pool_group``, when given, are all
+    judged grades of each query (a TREC qrels file judges documents a run lacks): the ideal DCG
+    and R_q come from them. ``max_label`` is ERR's highest grade.
+    """
+
+    labels: np.ndarray
+    scores: np.ndarray
+    group: np.ndarray
+    pool_labels: np.ndarray | None = None
+    pool_group: np.ndarray | None = None
+    max_label: int = 4
+
+    def _pool(self):
+        if self.pool_labels is None:
+            return self.labels, self.group
+        return self.pool_labels, self.pool_group
+
+    def n_relevant(self) -> np.ndarray | None:
+        """R_q per query from the pool, or None (count in the lists)."""
+        if self.pool_labels is None:
+            return None
+        labels, group = self._pool()
+        query = np.repeat(np.arange(len(group)), group)
+        return np.bincount(query, weights=np.asarray(labels) > 0, minlength=len(group))
+
+    def ideal_dcg(self, k, conv) -> np.ndarray:
+        labels, group = self._pool()
+        return metrics.ideal_dcg(labels, group, k, convention=conv)
+
+
+class Measure(NamedTuple):
+    """One registered measure: how to compute it per query, and what it accepts."""
+
+    name: str
+    summary: str
+    cutoff: str  # "optional" (NAME or NAME@K) or "none" (NAME only)
+    compute: Callable[[Judged, int | None, Convention], np.ndarray]
+
+
+class MeasureSpec(NamedTuple):
+    """A measure with its cut-off, as parsed from text such as ``"ndcg@10"``."""
+
+    measure: Measure
+    k: int | None
+    text: str
+
+    @property
+    def label(self) -> str:
+        """Display name, e.g. ``NDCG@10``."""
+        name = {"ndcg": "NDCG", "dcg": "DCG", "err": "ERR", "ap": "AP", "sp": "SP", "p": "P",
+                "recall": "Recall", "rr": "RR", "rprec": "R-prec"}.get(self.measure.name,
+                                                                     self.measure.name)
+        return name if self.k is None else f"{name}@{self.k}"
+
+    def compute(self, judged: Judged, convention=None, **overrides) -> np.ndarray:
+        """Per-query values on ``judged`` under ``convention`` (a name, a Convention or None),
+        with keyword overrides of single choices (``empty="zero"``)."""
+        return self.measure.compute(judged, self.k, resolve(convention, **overrides))
+
+
+def _ndcg(j, k, conv):
+    return metrics.ndcg(j.labels, j.scores, j.group, k, convention=conv,
+                        ideal=None if j.pool_labels is None else j.ideal_dcg(k, conv))
+
+
+def _dcg(j, k, conv):
+    return metrics.dcg(j.labels, j.scores, j.group, k, convention=conv)
+
+
+def _err(j, k, conv):
+    if j.pool_labels is not None and np.any(np.asarray(j.pool_labels) > j.max_label):
+        raise ValueError(f"a judged grade exceeds max_label={j.max_label} of ERR; pass the "
+                         "collection's highest grade")
+    return metrics.err(j.labels, j.scores, j.group, k, convention=conv, max_label=j.max_label)
+
+
+def _ap(j, k, conv):
+    return metrics.average_precision(j.labels, j.scores, j.group, k, convention=conv,
+                                     n_relevant=j.n_relevant())
+
+
+def _sp(j, k, conv):
+    return metrics.sum_precision(j.labels, j.scores, j.group, k, convention=conv)
+
+
+def _p(j, k, conv):
+    return metrics.precision(j.labels, j.scores, j.group, k, convention=conv)
+
+
+def _recall(j, k, conv):
+    return metrics.recall(j.labels, j.scores, j.group, k, convention=conv,
+                          n_relevant=j.n_relevant())
+
+
+def _rr(j, k, conv):
+    return metrics.reciprocal_rank(j.labels, j.scores, j.group, k, convention=conv)
+
+
+def _rprec(j, k, conv):
+    return metrics.r_precision(j.labels, j.scores, j.group, convention=conv,
+                               n_relevant=j.n_relevant())
+
+
+def _dcg_ue(version):
+    def compute(j, k, conv):
+        return metrics.ue_normalise(_dcg(j, k, conv), j.ideal_dcg(k, conv),
+                                    metrics.expected_dcg(j.labels, j.group, k, convention=conv),
+                                    version)
+    return compute
+
+
+def _ap_ue(version):
+    def compute(j, k, conv):
+        n_relevant = j.n_relevant()
+        if n_relevant is None:
+            query = np.repeat(np.arange(len(j.group)), j.group)
+            n_relevant = np.bincount(query, weights=np.asarray(j.labels) > 0,
+                                     minlength=len(j.group))
+        ideal = n_relevant if k is None else np.minimum(n_relevant, k)
+        return metrics.ue_normalise(_sp(j, k, conv), ideal,
+                                    metrics.expected_sum_precision(j.labels, j.group, k), version)
+    return compute
+
+
+MEASURES = {m.name: m for m in (
+    Measure("ndcg", "normalised discounted cumulative gain", "optional", _ndcg),
+    Measure("dcg", "discounted cumulative gain", "optional", _dcg),
+    Measure("err", "expected reciprocal rank", "optional", _err),
+    Measure("ap", "average precision (binary relevance)", "optional", _ap),
+    Measure("sp", "sum of precisions at relevant ranks", "optional", _sp),
+    Measure("p", "precision", "optional", _p),
+    Measure("recall", "recall", "optional", _recall),
+    Measure("rr", "reciprocal rank of the first relevant document", "optional", _rr),
+    Measure("rprec", "R-precision", "none", _rprec),
+    Measure("dcg_ue1", "DCG, UE-normalised V1", "optional", _dcg_ue("v1")),
+    Measure("dcg_ue2", "DCG, UE-normalised V2", "optional", _dcg_ue("v2")),
+    Measure("ap_ue1", "SP, UE-normalised V1 (MSP^UE)", "optional", _ap_ue("v1")),
+    Measure("ap_ue2", "SP, UE-normalised V2 (MSP^UE)", "optional", _ap_ue("v2")),
+)}
+
+#: Other names accepted for registered measures.
+ALIASES = {"map": "ap", "recip_rank": "rr", "ndcg_ue1": "dcg_ue1", "ndcg_ue2": "dcg_ue2"}
+
+_PATTERN = re.compile(r"^([a-z_0-9]+?)(?:@([0-9]+))?$")
+
+
+def parse(text: str) -> MeasureSpec:
+    """``"ndcg@20"`` → the NDCG entry with k = 20. Raises ValueError naming the accepted forms.
+
+    >>> parse("map").label, parse("P@10").label
+    ('AP', 'P@10')
+    """
+    match = _PATTERN.match(str(text).strip().lower())
+    name = match and ALIASES.get(match.group(1), match.group(1))
+    if not match or name not in MEASURES:
+        raise ValueError(f"unknown measure {text!r}: expected NAME or NAME@K with NAME one of "
+                         f"{', '.join([*MEASURES, *ALIASES])}, e.g. ndcg@20, p@10, ap, rr")
+    measure = MEASURES[name]
+    k = None if match.group(2) is None else int(match.group(2))
+    if k is not None and k < 1:
+        raise ValueError(f"measure {text!r}: the cut-off must be >= 1")
+    if k is not None and measure.cutoff == "none":
+        raise ValueError(f"measure {text!r}: {name} takes no cut-off")
+    return MeasureSpec(measure, k, str(text).strip())
