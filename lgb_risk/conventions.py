@@ -28,6 +28,9 @@ The choices (each a keyword of the metrics functions):
 ``ap_denominator``
     ``"relevant"``: R_q, the query's relevant documents (from the qrels for TREC runs);
     ``"capped"``: ``min(R_q, k)`` (LightGBM's ``map@k``).
+``relevance_level``
+    The lowest grade binary measures (P, AP, recall, RR, R-precision, SP) count as relevant:
+    1 by default, 2 for the MSLR script (trec_eval's ``-l``).
 ``score_dtype``
     ``"float64"``, or ``"float32"`` where the tool keeps scores in single precision (trec_eval 9:
     scores equal in float32 are ties there).
@@ -67,6 +70,7 @@ class Convention(NamedTuple):
     empty: str = "zero"
     short: str = "available"
     ap_denominator: str = "relevant"
+    relevance_level: int = 1
     score_dtype: str = "float64"
     topics: str = "relevant"
     missing_topics: str = "skip"
@@ -92,7 +96,8 @@ CONVENTIONS = {c.name: c for c in (
     Convention("letor4", "LETOR 4.0 Eval-Score-4.0.pl (March 2009)", discount="letor",
                short="zero"),
     Convention("ms", "MSLR-WEB eval-score-mslr.pl, which [NDCG] §3 finds equal to the LETOR 4.0 "
-               "script with grades up to 4", discount="letor", short="zero"),
+               "script with grades up to 4; its binary measures count grades >= 2",
+               discount="letor", short="zero", relevance_level=2),
     Convention("yahoo", "Yahoo! Learning to Rank Challenge evaluate.py, per [NDCG] §3",
                empty="one"),
 )}
@@ -104,6 +109,7 @@ CHOICES = {
     "empty": ("zero", "one", "skip"),
     "short": ("available", "zero"),
     "ap_denominator": ("relevant", "capped"),
+    "relevance_level": "a whole number >= 1",
     "score_dtype": ("float64", "float32"),
     "topics": ("relevant", "judged"),
     "missing_topics": ("skip", "zero"),
@@ -138,6 +144,10 @@ def resolve(convention, **given) -> Convention:
         if name not in CHOICES:
             raise TypeError(f"{name!r} is not a convention keyword")
         if name == "label_gain" and not isinstance(value, str):
+            continue
+        if name == "relevance_level":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"relevance_level must be a whole number >= 1, got {value!r}")
             continue
         if value not in CHOICES[name]:
             raise ValueError(f"{name} must be one of {list(CHOICES[name])}, got {value!r}")

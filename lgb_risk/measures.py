@@ -69,13 +69,15 @@ class Judged(NamedTuple):
             return self.labels, self.group
         return self.pool_labels, self.pool_group
 
-    def n_relevant(self) -> np.ndarray | None:
-        """R_q per query from the pool, or None (count in the lists)."""
-        if self.pool_labels is None:
+    def n_relevant(self, conv, *, from_lists=False) -> np.ndarray | None:
+        """R_q per query (grades >= the convention's relevance level) from the pool; None
+        without a pool (the metrics count in the lists) unless ``from_lists``."""
+        if self.pool_labels is None and not from_lists:
             return None
         labels, group = self._pool()
         query = np.repeat(np.arange(len(group)), group)
-        return np.bincount(query, weights=np.asarray(labels) > 0, minlength=len(group))
+        return np.bincount(query, weights=np.asarray(labels) >= conv.relevance_level,
+                           minlength=len(group))
 
     def ideal_dcg(self, k, conv) -> np.ndarray:
         labels, group = self._pool()
@@ -130,7 +132,7 @@ def _err(j, k, conv):
 
 def _ap(j, k, conv):
     return metrics.average_precision(j.labels, j.scores, j.group, k, convention=conv,
-                                     n_relevant=j.n_relevant())
+                                     n_relevant=j.n_relevant(conv))
 
 
 def _sp(j, k, conv):
@@ -143,7 +145,7 @@ def _p(j, k, conv):
 
 def _recall(j, k, conv):
     return metrics.recall(j.labels, j.scores, j.group, k, convention=conv,
-                          n_relevant=j.n_relevant())
+                          n_relevant=j.n_relevant(conv))
 
 
 def _rr(j, k, conv):
@@ -152,7 +154,7 @@ def _rr(j, k, conv):
 
 def _rprec(j, k, conv):
     return metrics.r_precision(j.labels, j.scores, j.group, convention=conv,
-                               n_relevant=j.n_relevant())
+                               n_relevant=j.n_relevant(conv))
 
 
 def _dcg_ue(version):
@@ -165,14 +167,11 @@ def _dcg_ue(version):
 
 def _ap_ue(version):
     def compute(j, k, conv):
-        n_relevant = j.n_relevant()
-        if n_relevant is None:
-            query = np.repeat(np.arange(len(j.group)), j.group)
-            n_relevant = np.bincount(query, weights=np.asarray(j.labels) > 0,
-                                     minlength=len(j.group))
+        n_relevant = j.n_relevant(conv, from_lists=True)
+        relevant = (np.asarray(j.labels) >= conv.relevance_level).astype(np.int64)
         ideal = n_relevant if k is None else np.minimum(n_relevant, k)
         return metrics.ue_normalise(_sp(j, k, conv), ideal,
-                                    metrics.expected_sum_precision(j.labels, j.group, k), version)
+                                    metrics.expected_sum_precision(relevant, j.group, k), version)
     return compute
 
 

@@ -332,7 +332,7 @@ def err(labels, scores, group, k=10, *, convention=None, ties=None, max_label=4)
 
 
 class _BinaryRanking(NamedTuple):
-    """Every ranked document at rank <= k, relevance binary (label > 0)."""
+    """Every ranked document at rank <= k, relevance binary (label >= the relevance level)."""
 
     relevant: np.ndarray  # 1.0 or 0.0
     precision: np.ndarray  # P@r at the document's rank r
@@ -346,9 +346,10 @@ class _BinaryRanking(NamedTuple):
 def _precision_terms(labels, scores, group, k, conv) -> _BinaryRanking:
     """Relevant indicator, P@r, query and position of every ranked document at rank <= k."""
     if conv.ties == "average":
-        raise ValueError("ties='average' is defined for DCG and NDCG only")
+        raise ValueError("ties='average' (the sklearn convention's) is defined for DCG and NDCG "
+                         "only; pass ties='stable', 'pessimistic' or 'optimistic'")
     y, s, g, off, k, order = _prepare(labels, scores, group, k, conv)
-    rel = (y[order] > 0).astype(np.float64)
+    rel = (y[order] >= conv.relevance_level).astype(np.float64)
     pos = positions_in_query(g)
     hits = np.cumsum(rel)
     hits_before_query = np.repeat(np.concatenate(([0.0], hits))[off[:-1]], g)
