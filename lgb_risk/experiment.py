@@ -125,11 +125,13 @@ class Subsets:
 # ----------------------------------------------------------------------------------------------
 # Learned baselines
 
-def fit_coordinate_ascent(X, y, group, k, *, rounds=3, steps=(0.05, 0.2, 0.5, 1.0, 2.0)):
+def fit_coordinate_ascent(X, y, group, k, *, rounds=3, steps=(0.05, 0.2, 0.5, 1.0, 2.0),
+                          convention=None):
     """Linear ranker fitted by coordinate ascent on NDCG@k (Metzler & Croft 2007).
 
     Features are standardised; the weights start from the single best feature and each feature's
-    weight is moved by ± each step while NDCG@k improves, for at most ``rounds`` sweeps.
+    weight is moved by ± each step while mean NDCG@k (under ``convention``, see
+    :mod:`lgb_risk.conventions`) improves, for at most ``rounds`` sweeps.
     Returns a function scoring a feature matrix.
     """
     dense = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
@@ -138,7 +140,7 @@ def fit_coordinate_ascent(X, y, group, k, *, rounds=3, steps=(0.05, 0.2, 0.5, 1.
     Z = (dense - mean) / std
 
     def quality(scores):
-        return metrics.ndcg(y, scores, group, k).mean()
+        return metrics.ndcg(y, scores, group, k, convention=convention).mean()
 
     singles = [quality(Z[:, f]) for f in range(Z.shape[1])]
     w = np.zeros(Z.shape[1])
