@@ -26,11 +26,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from mq2008_rankers import Pool, test_scores
 from scipy import stats
 
 from lgb_risk import metrics
 from lgb_risk._io import atomic_write, atomic_write_text
-from mq2008_rankers import Pool, test_scores
 
 CONVENTIONS = {"ranklib": "RankLib/TREC", "yahoo": "Yahoo", "letor4": "LETOR 4.0"}
 LEARNERS = ("LambdaMART", "GBRT", "CoordAscent", "Ridge")
@@ -97,7 +97,8 @@ def tables(frame, pool, official, trained) -> str:
     lines += ["", "## Training side: trained under each tool, evaluated under the official one",
               "", "Mean NDCG@k (official); p: paired t-test on the 784 per-query NDCG@10 "
               "against the same learner trained under the official convention.", "",
-              "| learner | trained under | @1 | @3 | @5 | @10 | Δ@10 | p |", "|---|---|---|---|---|---|---|---|"]
+              "| learner | trained under | @1 | @3 | @5 | @10 | Δ@10 | p |",
+              "|---|---|---|---|---|---|---|---|"]
     for learner in TRAINED_UNDER:
         base = trained[(learner, "ranklib")][:, 9]
         for convention, label in CONVENTIONS.items():

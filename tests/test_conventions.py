@@ -203,7 +203,7 @@ def test_gdeval_missing_topics_as_gdeval_and_its_c_flag(tmp_path, flag, missing)
         np.testing.assert_allclose(ours.loc[topic].to_numpy(), values, rtol=0, atol=5e-6 + 1e-12)
 
 
-# -- LETOR 4.0, MSLR and LETOR 3.0 scripts (pinned) --------------------------------------------------
+# -- LETOR 4.0, MSLR and LETOR 3.0 scripts (pinned) ----------------------------------------------
 
 
 def _letor4_tables(path):
