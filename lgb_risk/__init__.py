@@ -1,16 +1,37 @@
 """lgb_risk: risk-sensitive LambdaMART for LightGBM, and risk-sensitive IR evaluation.
 
-Modules: :mod:`lgb_risk.metrics` (per-query effectiveness), :mod:`lgb_risk.risk` (risk measures),
-:mod:`lgb_risk.data` (TREC and LETOR readers), :mod:`lgb_risk.trec` (gdeval.pl-style evaluation),
-:mod:`lgb_risk.cli` (the ``lgb-risk`` command).
+Modules: :mod:`lgb_risk.metrics` (per-query effectiveness), :mod:`lgb_risk.measures` (the measure
+registry), :mod:`lgb_risk.conventions` (evaluation tools' conventions by name),
+:mod:`lgb_risk.risk` (risk measures), :mod:`lgb_risk.objectives` (the objectives),
+:mod:`lgb_risk.data` (TREC and LETOR readers), :mod:`lgb_risk.trec` (TREC run evaluation),
+:mod:`lgb_risk.feval` (training-time evaluation), :mod:`lgb_risk.cli` (the ``lgb-risk`` command).
+
+Submodules and the objective classes load on first use, so that ``lgb-risk evaluate`` starts
+without LightGBM, numba or scikit-learn.
 """
 
-from lgb_risk import baselines, data, feval, metrics, risk, trec
-from lgb_risk.baselines import BaselineStore
-from lgb_risk.objectives import TFARO, TSARO, UCRO, GeoRisk, LambdaMART, TStarFARO
+import importlib
 
 __all__ = [
     "LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "BaselineStore",
-    "baselines", "data", "feval", "metrics", "risk", "trec", "__version__",
+    "baselines", "conventions", "data", "feval", "measures", "metrics", "risk", "trec",
+    "__version__",
 ]
 __version__ = "0.1.0"
+
+_OBJECTS = {"LambdaMART": "objectives", "UCRO": "objectives", "TSARO": "objectives",
+            "TFARO": "objectives", "TStarFARO": "objectives", "GeoRisk": "objectives",
+            "BaselineStore": "baselines"}
+_MODULES = {"baselines", "conventions", "data", "feval", "measures", "metrics", "risk", "trec"}
+
+
+def __getattr__(name):
+    if name in _OBJECTS:
+        return getattr(importlib.import_module(f"lgb_risk.{_OBJECTS[name]}"), name)
+    if name in _MODULES:
+        return importlib.import_module(f"lgb_risk.{name}")
+    raise AttributeError(f"module 'lgb_risk' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)

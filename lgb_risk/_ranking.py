@@ -1,28 +1,17 @@
 """Per-query orderings of flat arrays: the one place where documents are sorted within queries.
 
-Queries are contiguous segments of the flat arrays, delimited by ``offsets`` (length
-``n_queries + 1``, ``offsets[0] == 0``). The sort runs per segment in a numba kernel, parallel over
-queries; it is about ten times faster than ``np.lexsort`` over (query, score) on MSLR-shaped data
-because each query's sort is small.
+Queries are contiguous segments of the flat arrays, delimited by ``offsets``
+(:mod:`lgb_risk._segments`). The sort runs per segment in a numba kernel, parallel over queries;
+it is about ten times faster than ``np.lexsort`` over (query, score) on MSLR-shaped data because
+each query's sort is small. Importing this module loads numba; :mod:`lgb_risk.metrics` imports it
+only when it has an order to compute, so that evaluating lists already in rank order (TREC runs)
+starts without it.
 """
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
-
-
-def offsets_from_group(group: np.ndarray) -> np.ndarray:
-    """``[0, g0, g0+g1, ...]``: segment boundaries from LightGBM-style query sizes."""
-    off = np.zeros(len(group) + 1, dtype=np.int64)
-    np.cumsum(group, out=off[1:])
-    return off
-
-
-def positions_in_query(group: np.ndarray) -> np.ndarray:
-    """0-based position of every flat slot within its query (0, 1, ..., n_q - 1 per query)."""
-    off = offsets_from_group(group)
-    return np.arange(off[-1], dtype=np.int64) - np.repeat(off[:-1], group)
 
 
 @nb.njit(parallel=True, cache=True)
@@ -68,9 +57,6 @@ def rank_by_label(labels: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return _argsort_segments(neg, neg, False, offsets)
 
 
-#: Cut-offs up to this use the per-query top-k selection instead of a full sort.
-TOP_K_LIMIT = 128
-
 
 @nb.njit(parallel=True, cache=True)
 def _top_k_segments(keys, offsets, k):
@@ -108,3 +94,19 @@ def top_k_by_score(scores: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarra
 def top_k_by_label(labels: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray:
     """(n_queries, k) flat indices of each query's k highest labels (the ideal ranking's top)."""
     return _top_k_segments(labels.astype(np.float64), offsets, k)
+
+
+@nb.njit(parallel=True, cache=True)
+def dcg_of_top(top, gain_of_document, discounts):
+    """DCG of each query's selected top documents (rows of ``top``, -1 padded), summed in rank
+    order as :func:`lgb_risk.metrics.dcg_of_ranking` sums."""
+    out = np.zeros(top.shape[0])
+    for q in nb.prange(top.shape[0]):
+        total = 0.0
+        for p in range(top.shape[1]):
+            d = top[q, p]
+            if d < 0:
+                break
+            total += gain_of_document[d] * discounts[p]
+        out[q] = total
+    return out

@@ -21,13 +21,12 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from lgb_risk import data, synthetic, trec
+from lgb_risk import data, trec
 from lgb_risk import measures as registry
 from lgb_risk._io import atomic_write_text
 from lgb_risk.conventions import CONVENTIONS, resolve
-from lgb_risk.risk import risk_table
+from lgb_risk.risk import risk_rows
 
 FORMATS = ("table", "csv", "json")
 DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
@@ -57,24 +56,66 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def write_output(frame: pd.DataFrame, fmt: str, out: str | None, decimals: int = 6) -> None:
-    """Print or write a result table; a file is written whole or not at all (atomic rename)."""
+def _cell(value, decimals: int, missing: str) -> str:
+    """One printed cell: floats with ``decimals`` digits, NaN as ``missing``."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (float, np.floating)):
+        return missing if np.isnan(value) else f"{value:.{decimals}f}"
+    return str(value)
+
+
+def _json_value(value, decimals: int):
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return None if np.isnan(value) else round(float(value), min(decimals, 15))
+    return value
+
+
+def write_output(table, fmt: str, out: str | None, decimals: int = 6) -> None:
+    """Print or write a result table; a file is written whole or not at all (atomic rename).
+
+    ``table`` is a mapping of column name to values (all of one length), or a DataFrame.
+    ``table``: columns right-aligned, NaN as ``-``; ``csv``: NaN empty; ``json``: a list of
+    records, NaN as null.
+    """
+    if hasattr(table, "columns") and hasattr(table, "to_numpy"):  # a DataFrame
+        table = {str(c): table[c].to_numpy() for c in table.columns}
+    names = list(table)
+    rows = list(zip(*(list(table[c]) for c in names)))
     if fmt == "csv":
-        text = frame.to_csv(index=False, float_format=f"%.{decimals}f", na_rep="")
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(names)
+        writer.writerows([_cell(v, decimals, "") for v in row] for row in rows)
+        text = buffer.getvalue()
     elif fmt == "json":
-        text = frame.to_json(orient="records", double_precision=min(decimals, 15), indent=1) + "\n"
+        import json
+
+        text = json.dumps([{n: _json_value(v, decimals) for n, v in zip(names, row)}
+                           for row in rows], indent=1) + "\n"
     else:
-        text = frame.to_string(index=False, float_format=lambda v: f"{v:.{decimals}f}",
-                               na_rep="-") + "\n"
+        cells = [[_cell(v, decimals, "-") for v in row] for row in rows]
+        widths = [max([len(n), *(len(r[i]) for r in cells)]) for i, n in enumerate(names)]
+        lines = [" ".join(n.rjust(w) for n, w in zip(names, widths))]
+        lines += [" ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells]
+        text = "\n".join(lines) + "\n"
     if out is None:
         sys.stdout.write(text)
     else:
         atomic_write_text(out, text)
 
 
-def _per_topic_matrix(per_topic: dict[str, pd.DataFrame], measure: str) -> pd.DataFrame:
-    """Runs × topics for one measure; every run must cover the same topics."""
-    topic_sets = {name: set(frame.index) for name, frame in per_topic.items()}
+def _per_topic_matrix(results: dict, measure: str) -> tuple[np.ndarray, list]:
+    """Runs × topics values of one measure, and the topics; every run must cover the same
+    topics."""
+    topic_sets = {name: set(r.topics) for name, r in results.items()}
     union = set().union(*topic_sets.values())
     for name, topics in topic_sets.items():
         missing = union - topics
@@ -82,16 +123,37 @@ def _per_topic_matrix(per_topic: dict[str, pd.DataFrame], measure: str) -> pd.Da
             shown = ", ".join(trec.natural_topic_order(missing)[:10])
             raise ValueError(
                 f"run {name!r} has no ranking for topic(s) {shown} that other runs have; risk "
-                "measures compare runs topic by topic, so every run must cover the same topics"
+                "measures compare runs topic by topic, so every run must cover the same topics "
+                "(--missing-topics zero scores a missing topic 0)"
             )
     order = trec.natural_topic_order(union)
-    return pd.DataFrame({name: frame.loc[order, measure] for name, frame in per_topic.items()}).T
+    rows = []
+    for r in results.values():
+        position = {t: i for i, t in enumerate(r.topics)}
+        rows.append(r.values[measure][[position[t] for t in order]])
+    return np.vstack(rows), order
+
+
+_TASK = None
+
+
+def _set_task(task) -> None:
+    """The judgments and options every run is evaluated with (set once per worker process)."""
+    global _TASK
+    _TASK = task
+
+
+def _evaluate_path(path):
+    judged, measures, conv, max_label = _TASK
+    return trec.evaluate_columns(judged, data.read_run_columns(path), measures, convention=conv,
+                                 max_label=max_label)
 
 
 def evaluate_runs(qrels_path, run_paths, measures, *, baseline=None, alphas=DEFAULT_ALPHAS,
-                  per_topic=False, max_label=4, convention="gdeval",
-                  missing_topics=None) -> pd.DataFrame:
-    """What ``lgb-risk evaluate`` prints, as a DataFrame (see the command's help)."""
+                  per_topic=False, max_label=4, convention="gdeval", missing_topics=None,
+                  jobs=1) -> dict:
+    """What ``lgb-risk evaluate`` prints, as a mapping of column name to values (see the
+    command's help)."""
     for m in measures:
         registry.parse(m)
     conv = resolve(convention, missing_topics=missing_topics)
@@ -108,40 +170,60 @@ def evaluate_runs(qrels_path, run_paths, measures, *, baseline=None, alphas=DEFA
     if duplicated:
         raise ValueError(f"two runs share the name {sorted(duplicated)[0]!r} (runs are named by "
                          "file name without extension); rename one")
-    qrels = data.read_qrels(qrels_path)
-    results = {name: trec.evaluate_run(qrels, data.read_run(path), measures, convention=conv,
-                                       max_label=max_label)
-               for name, path in zip(names, paths)}
-    for name, frame in results.items():
-        missing = frame.attrs["missing_topics"]
-        if missing:
+    judged = trec.judgments(data.read_qrels_columns(qrels_path))
+    task = (judged, measures, conv, max_label)
+    if jobs > 1 and len(paths) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        with ProcessPoolExecutor(min(jobs, len(paths)), mp_context=context,
+                                 initializer=_set_task, initargs=(task,)) as pool:
+            evaluated = list(pool.map(_evaluate_path, paths))
+    else:
+        _set_task(task)
+        evaluated = [_evaluate_path(path) for path in paths]
+    results = dict(zip(names, evaluated))
+    for name, result in results.items():
+        if result.missing:
             done = ("scored 0 and counted in the means" if conv.missing_topics == "zero" else
                     "left out of its means (--missing-topics zero counts them as 0)")
-            print(f"note: run {name!r} has no ranking for {len(missing)} topic(s) the qrels "
-                  f"score ({', '.join(missing[:10])}{', ...' if len(missing) > 10 else ''}): "
-                  f"{done}", file=sys.stderr)
+            shown = ", ".join(result.missing[:10]) + (", ..." if len(result.missing) > 10 else "")
+            print(f"note: run {name!r} has no ranking for {len(result.missing)} topic(s) the "
+                  f"qrels score ({shown}): {done}", file=sys.stderr)
     if per_topic:
-        frames = [frame.reset_index().assign(run=name) for name, frame in results.items()]
-        return pd.concat(frames)[["run", "topic", *measures]].reset_index(drop=True)
+        columns = {"run": [n for n, r in results.items() for _ in r.topics],
+                   "topic": [t for r in results.values() for t in r.topics]}
+        for m in measures:
+            columns[m] = np.concatenate([r.values[m] for r in results.values()])
+        return columns
 
-    columns = {"run": names, "topics": [len(results[n]) for n in names],
-               "missing": [len(results[n].attrs["missing_topics"]) for n in names]}
+    columns = {"run": names, "topics": [len(results[n].topics) for n in names],
+               "missing": [len(results[n].missing) for n in names]}
     for m in measures:
-        columns[m] = [results[n][m].mean() for n in names]
+        columns[m] = [results[n].values[m].mean() for n in names]
     if len(names) < 2:
         print("note: risk measures need at least two runs; printing means only", file=sys.stderr)
-        return pd.DataFrame(columns)
+        return columns
     for m in measures:
-        risks = risk_table(_per_topic_matrix(results, m), alphas, baseline)
-        for alpha, block in risks.groupby("alpha", sort=False):
-            block = block.set_index("system").loc[names]
-            for column in block.columns.drop("alpha").drop("mean"):
-                columns[f"{m}_{column}_a{_alpha_label(alpha)}"] = block[column].to_numpy()
-    return pd.DataFrame(columns)
+        matrix, _ = _per_topic_matrix(results, m)
+        rows = risk_rows(matrix, names, alphas, baseline)
+        for alpha in dict.fromkeys(row["alpha"] for row in rows):
+            block = {row["system"]: row for row in rows if row["alpha"] == alpha}
+            for field in rows[0]:
+                if field not in ("system", "alpha", "mean"):
+                    columns[f"{m}_{field}_a{_alpha_label(alpha)}"] = [block[n][field]
+                                                                      for n in names]
+    return columns
 
 
-def risk_from_table(path, *, alphas=DEFAULT_ALPHAS, baseline=None) -> pd.DataFrame:
+def risk_from_table(path, *, alphas=DEFAULT_ALPHAS, baseline=None):
     """What ``lgb-risk risk`` prints: risk measures from a long ``system,topic,score`` CSV."""
+    import pandas as pd
+
+    from lgb_risk.risk import risk_table
+
     if not Path(path).is_file():
         raise FileNotFoundError(f"no such file: {path}")
     frame = pd.read_csv(path, dtype={"system": str, "topic": str})
@@ -169,7 +251,8 @@ def risk_from_table(path, *, alphas=DEFAULT_ALPHAS, baseline=None) -> pd.DataFra
 def _cmd_evaluate(args) -> None:
     table = evaluate_runs(args.qrels, args.runs, args.measures, baseline=args.baseline,
                           alphas=args.alpha, per_topic=args.per_topic, max_label=args.max_label,
-                          convention=args.convention, missing_topics=args.missing_topics)
+                          convention=args.convention, missing_topics=args.missing_topics,
+                          jobs=args.jobs)
     write_output(table, args.format, args.output, decimals=args.decimals)
 
 
@@ -179,6 +262,8 @@ def _cmd_risk(args) -> None:
 
 
 def _cmd_demo(args) -> None:
+    from lgb_risk import synthetic
+
     directory = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="lgb_risk_demo_"))
     qrels_path, run_paths = synthetic.write_trec_collection(directory, seed=args.seed)
     print(f"wrote a synthetic collection to {directory}; evaluating it as\n"
@@ -215,6 +300,8 @@ def _active_inputs(args):
 
 
 def _cmd_active(args) -> None:
+    import pandas as pd
+
     from lgb_risk import active
 
     pool, scores, scores2, P, doc_cost = _active_inputs(args)
@@ -249,7 +336,7 @@ def _cmd_active(args) -> None:
     write_output(frame, args.format, args.output, decimals=args.decimals)
 
 
-def _active_figure(frame: pd.DataFrame, path) -> None:
+def _active_figure(frame, path) -> None:
     try:
         import matplotlib
 
@@ -355,6 +442,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
     ev.add_argument("--per-topic", action="store_true", help="one row per run and topic")
     ev.add_argument("--max-label", type=int, default=4, help="ERR's highest grade (default 4)")
+    ev.add_argument("--jobs", type=_positive_int, default=1,
+                    help="runs read and evaluated in parallel processes (default 1)")
     _add_output_options(ev)
     ev.set_defaults(func=_cmd_evaluate)
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 
-__all__ = ["read_run", "read_qrels", "run_name", "load_letor", "LetorData", "read_pool_scores"]
+__all__ = ["read_run", "read_qrels", "read_run_columns", "read_qrels_columns", "RunColumns",
+           "QrelsColumns", "run_name", "load_letor", "LetorData", "read_pool_scores"]
 
 
 def run_name(path) -> str:
@@ -29,24 +30,99 @@ def _lines(path):
     p = os.fspath(path)
     if not os.path.isfile(p):
         raise FileNotFoundError(f"no such file: {p}")
-    with open(p, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
+    with open(p, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{p}:{number}: not UTF-8 text ({exc.reason} at byte "
+                                 f"{exc.start} of the line); is this the right file?") from None
             fields = line.split()
             if fields:
                 yield number, fields
 
 
-def _refuse_duplicates(frame: pd.DataFrame, line_numbers: np.ndarray, path, what: str) -> None:
-    dup = frame.duplicated(["topic", "docno"], keep="first").to_numpy()
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        first = int(line_numbers[(frame["topic"] == frame["topic"].iloc[i]).to_numpy()
-                                 & (frame["docno"] == frame["docno"].iloc[i]).to_numpy()][0])
-        raise ValueError(
-            f"{path}:{int(line_numbers[i])}: document {frame['docno'].iloc[i]!r} appears again "
-            f"for topic {frame['topic'].iloc[i]!r} (first at line {first}); a {what} file must "
-            "list each document once per topic"
-        )
+class RunColumns(NamedTuple):
+    """A TREC run as columns, in file order: what :func:`read_run` returns as a DataFrame.
+
+    ``topic`` and ``docno`` are lists of UTF-8 ``bytes`` (compared as gdeval.pl and trec_eval
+    compare them); ``rank`` and ``score`` arrays; ``name`` the run's :func:`run_name`.
+    """
+
+    topic: list
+    docno: list
+    rank: np.ndarray
+    score: np.ndarray
+    name: str
+
+
+class QrelsColumns(NamedTuple):
+    """A TREC qrels file as columns, in file order (``topic``, ``docno`` as bytes; ``grade``)."""
+
+    topic: list
+    docno: list
+    grade: np.ndarray
+
+
+_RUN_LAYOUT = "QID Q0 DOCNO RANK SCORE RUNID"
+_QRELS_LAYOUT = "QID ITERATION DOCNO GRADE"
+#: Widths of the fast reader's text fields: a longer topic or document id goes to the exact
+#: line-by-line reader (which has no limit); Q0, ITERATION and RUNID are checked for presence only.
+_ID_WIDTH, _DOCNO_WIDTH = 32, 96
+
+
+def _fast_columns(path, layout):
+    """Whole-file parse in numpy's C reader; None where it cannot vouch for the result (a
+    malformed line, an id at the width limit): the caller then reads line by line."""
+    import warnings
+
+    kinds = {"QID": ("topic", f"S{_ID_WIDTH}"), "DOCNO": ("docno", f"S{_DOCNO_WIDTH}"),
+             "RANK": ("rank", "i8"), "SCORE": ("score", "f8"), "GRADE": ("grade", "i8")}
+    dtype = np.dtype([kinds.get(name, (name.lower(), "S1")) for name in layout.split()])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            table = np.loadtxt(path, dtype=dtype, comments=None, encoding="bytes", ndmin=1)
+    except (ValueError, UserWarning):
+        return None
+    if table.size == 0:
+        return None
+    raw = table.view(np.uint8).reshape(table.size, dtype.itemsize)
+    for name, width in (("topic", _ID_WIDTH), ("docno", _DOCNO_WIDTH)):
+        if raw[:, dtype.fields[name][1] + width - 1].any():
+            return None  # an id fills its field: it may have been cut
+    topic, docno = table["topic"].tolist(), table["docno"].tolist()
+    if "score" in dtype.names and not np.all(np.isfinite(table["score"])):
+        return None
+    return table, topic, docno
+
+
+def _exact_columns(path, layout: str, numeric: dict, what: str):
+    """Line-by-line parse with a specific error (file, line, field) for the first bad line.
+
+    ``numeric`` maps a field name to (parser, what it must be); returns topics, docnos (bytes)
+    and the numeric columns, and the line number of every row.
+    """
+    names = layout.split()
+    topic, docno, numbers = [], [], []
+    values = {name: [] for name in numeric}
+    for number, fields in _lines(path):
+        if len(fields) != len(names):
+            raise ValueError(f"{path}:{number}: expected {len(names)} fields '{layout}', found "
+                             f"{len(fields)}")
+        for name, (parse, expected) in numeric.items():
+            index = names.index(name)
+            try:
+                values[name].append(parse(fields[index]))
+            except ValueError:
+                raise ValueError(f"{path}:{number}: {name} must be {expected}, got "
+                                 f"{fields[index]!r}") from None
+        topic.append(fields[0].encode())
+        docno.append(fields[2].encode())
+        numbers.append(number)
+    if not numbers:
+        raise ValueError(f"{path}: the {what} file has no line")
+    return topic, docno, values, numbers
 
 
 def _finite_float(text: str) -> float:
@@ -56,35 +132,83 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _read_fields(path, layout: str, columns: dict, what: str) -> pd.DataFrame:
-    """Parse a whitespace-separated TREC file into a DataFrame, refusing bad lines by number.
+def _refuse_duplicates(path, layout, numeric, topic, docno, what) -> None:
+    """A document listed twice for a topic is an error naming both lines."""
+    pairs = list(zip(topic, docno))
+    if len(set(pairs)) == len(pairs):
+        return
+    _, _, _, numbers = _exact_columns(path, layout, numeric, what)
+    first = {}
+    for number, pair in zip(numbers, pairs):
+        if pair in first:
+            raise ValueError(
+                f"{path}:{number}: document {pair[1].decode()!r} appears again for topic "
+                f"{pair[0].decode()!r} (first at line {first[pair]}); a {what} file must list "
+                "each document once per topic")
+        first[pair] = number
 
-    ``layout`` names the fields (e.g. ``"QID Q0 DOCNO RANK SCORE RUNID"``); ``columns`` maps each
-    output column to ``(field index, parser, what the field must be)``. Documents repeated within
-    a topic are refused.
+
+_RUN_NUMERIC = {"RANK": (int, "an integer"), "SCORE": (_finite_float, "a finite number")}
+_QRELS_NUMERIC = {"GRADE": (int, "an integer")}
+
+
+def read_run_columns(path) -> RunColumns:
+    """Read a TREC run file (``QID Q0 DOCNO RANK SCORE RUNID`` per line) as columns.
+
+    The fast path parses the whole file in numpy's C reader; any line it cannot vouch for sends
+    the file through the line-by-line reader, whose error names the file, line and field.
+
+    Raises
+    ------
+    ValueError
+        A line without six fields, a non-numeric or non-finite score, a non-integer rank, a
+        document repeated within a topic, text that is not UTF-8, or an empty file.
     """
-    names = layout.split()
-    values = {column: [] for column in columns}
-    numbers = []
-    for number, fields in _lines(path):
-        if len(fields) != len(names):
-            raise ValueError(f"{path}:{number}: expected {len(names)} fields '{layout}', found "
-                             f"{len(fields)}")
-        for column, (index, parse, expected) in columns.items():
-            try:
-                values[column].append(parse(fields[index]))
-            except ValueError:
-                raise ValueError(f"{path}:{number}: {names[index]} must be {expected}, got "
-                                 f"{fields[index]!r}") from None
-        numbers.append(number)
-    if not numbers:
-        raise ValueError(f"{path}: the {what} file has no line")
-    frame = pd.DataFrame(values)
-    _refuse_duplicates(frame, np.asarray(numbers), path, what)
-    return frame
+    p = os.fspath(path)
+    if not os.path.isfile(p):
+        raise FileNotFoundError(f"no such file: {p}")
+    fast = _fast_columns(p, _RUN_LAYOUT)
+    if fast is not None:
+        table, topic, docno = fast
+        rank, score = table["rank"], table["score"]
+    else:
+        topic, docno, values, _ = _exact_columns(p, _RUN_LAYOUT, _RUN_NUMERIC, "run")
+        rank, score = np.array(values["RANK"], np.int64), np.array(values["SCORE"])
+    _refuse_duplicates(p, _RUN_LAYOUT, _RUN_NUMERIC, topic, docno, "run")
+    return RunColumns(topic, docno, rank, score, run_name(path))
 
 
-def read_run(path) -> pd.DataFrame:
+def read_qrels_columns(path) -> QrelsColumns:
+    """Read a TREC qrels file (``QID ITERATION DOCNO GRADE`` per line) as columns.
+
+    Raises
+    ------
+    ValueError
+        A line without four fields, a non-integer grade, a document judged twice for a topic,
+        text that is not UTF-8, or an empty file; the message names the file and line.
+    """
+    p = os.fspath(path)
+    if not os.path.isfile(p):
+        raise FileNotFoundError(f"no such file: {p}")
+    fast = _fast_columns(p, _QRELS_LAYOUT)
+    if fast is not None:
+        table, topic, docno = fast
+        grade = table["grade"]
+    else:
+        topic, docno, values, _ = _exact_columns(p, _QRELS_LAYOUT, _QRELS_NUMERIC, "qrels")
+        grade = np.array(values["GRADE"], np.int64)
+    _refuse_duplicates(p, _QRELS_LAYOUT, _QRELS_NUMERIC, topic, docno, "qrels")
+    return QrelsColumns(topic, docno, grade)
+
+
+def _decoded(values, path) -> list[str]:
+    try:
+        return [v.decode("utf-8") for v in values]
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: holds an id that is not UTF-8 text") from None
+
+
+def read_run(path):
     """Read a TREC run file (``QID Q0 DOCNO RANK SCORE RUNID`` per line).
 
     Returns
@@ -96,17 +220,18 @@ def read_run(path) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        A line without six fields, a non-numeric or non-finite score, a non-integer rank, or a
-        document repeated within a topic; the message names the file and line.
+        As :func:`read_run_columns`; the message names the file and line.
     """
-    frame = _read_fields(path, "QID Q0 DOCNO RANK SCORE RUNID", {
-        "topic": (0, str, "a topic id"), "docno": (2, str, "a document id"),
-        "rank": (3, int, "an integer"), "score": (4, _finite_float, "a finite number")}, "run")
-    frame.attrs["name"] = run_name(path)
+    import pandas as pd
+
+    run = read_run_columns(path)
+    frame = pd.DataFrame({"topic": _decoded(run.topic, path), "docno": _decoded(run.docno, path),
+                          "rank": run.rank, "score": run.score})
+    frame.attrs["name"] = run.name
     return frame
 
 
-def read_qrels(path) -> pd.DataFrame:
+def read_qrels(path):
     """Read a TREC qrels file (``QID ITERATION DOCNO GRADE`` per line).
 
     Returns
@@ -118,11 +243,13 @@ def read_qrels(path) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        A line without four fields, a non-integer grade, or a document judged twice for a topic.
+        As :func:`read_qrels_columns`.
     """
-    return _read_fields(path, "QID ITERATION DOCNO GRADE", {
-        "topic": (0, str, "a topic id"), "docno": (2, str, "a document id"),
-        "grade": (3, int, "an integer")}, "qrels")
+    import pandas as pd
+
+    qrels = read_qrels_columns(path)
+    return pd.DataFrame({"topic": _decoded(qrels.topic, path),
+                         "docno": _decoded(qrels.docno, path), "grade": qrels.grade})
 
 
 @dataclass(frozen=True)

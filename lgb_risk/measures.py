@@ -52,17 +52,20 @@ class Judged(NamedTuple):
     """Ranked lists and what was judged for them.
 
     ``labels``, ``scores`` and ``group`` are the documents each list contains (queries
-    contiguous, LightGBM's ``group`` sizes). ``pool_labels``/``pool_group``, when given, are all
-    judged grades of each query (a TREC qrels file judges documents a run lacks): the ideal DCG
-    and R_q come from them. ``max_label`` is ERR's highest grade.
+    contiguous, LightGBM's ``group`` sizes); ``scores=None`` when they are already in rank order.
+    ``pool_labels``/``pool_group``, when given, are all judged grades of each query (a TREC qrels
+    file judges documents a run lacks): the ideal DCG and R_q come from them; ``pool_sorted``
+    says they are already in descending order within each query. ``max_label`` is ERR's highest
+    grade.
     """
 
     labels: np.ndarray
-    scores: np.ndarray
+    scores: np.ndarray | None
     group: np.ndarray
     pool_labels: np.ndarray | None = None
     pool_group: np.ndarray | None = None
     max_label: int = 4
+    pool_sorted: bool = False
 
     def _pool(self):
         if self.pool_labels is None:
@@ -81,6 +84,8 @@ class Judged(NamedTuple):
 
     def ideal_dcg(self, k, conv) -> np.ndarray:
         labels, group = self._pool()
+        if self.pool_sorted:
+            return metrics.dcg(labels, None, group, k, convention=conv)
         return metrics.ideal_dcg(labels, group, k, convention=conv)
 
 

@@ -2,6 +2,8 @@
 
 Every measure takes flat ``labels`` and ``scores`` (one entry per document) and ``group``
 (LightGBM's query sizes, in order) and returns one value per query as a float64 array.
+``scores=None`` means the documents are already in rank order within each query (a TREC run
+sorted by its tool's rule): nothing is sorted, and the numba kernels are not loaded.
 Conventions are explicit keywords, never implicit. ``convention="NAME"`` sets all of them the way
 one tool does (``trec_eval``, ``gdeval``, ``lightgbm``, ``sklearn``, ``ranklib``, ``letor3``,
 ``letor4``, ``ms``, ``yahoo``: see :mod:`lgb_risk.conventions`); a keyword given explicitly
@@ -38,18 +40,9 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
-from lgb_risk._ranking import (
-    TOP_K_LIMIT,
-    offsets_from_group,
-    positions_in_query,
-    rank_by_label,
-    rank_by_score,
-    top_k_by_label,
-    top_k_by_score,
-)
+from lgb_risk._segments import offsets_from_group, positions_in_query
 from lgb_risk._validation import check_choice, check_group, check_k, check_labels, check_scores
 from lgb_risk.conventions import resolve
 
@@ -121,42 +114,46 @@ def dcg_of_ranking(ranked_gains, positions, query_index, n_queries, k,
 def _validated(labels, scores, group, k, conv):
     """Validate the common inputs; return labels, scores, group, offsets, k.
 
-    Scores are rounded to float32 where the convention keeps them in single precision.
+    Scores are rounded to float32 where the convention keeps them in single precision;
+    ``scores=None`` (lists already in rank order) is passed through.
     """
     y = check_labels(labels)
     g = check_group(group, y.size)
-    s = check_scores(scores, y.size)
-    if conv.score_dtype == "float32":
+    s = None if scores is None else check_scores(scores, y.size)
+    if s is not None and conv.score_dtype == "float32":
         s = s.astype(np.float32).astype(np.float64)
     k = check_k(k)
     return y, s, g, offsets_from_group(g), k
 
 
+def _kernels():
+    """The numba sorting kernels (:mod:`lgb_risk._ranking`), loaded on first need."""
+    from lgb_risk import _ranking
+
+    return _ranking
+
+
+def _rank(y, s, off, ties):
+    """Flat permutation putting every query in rank order (identity for ranked lists)."""
+    if s is None:
+        return np.arange(y.size)
+    return _kernels().rank_by_score(s, y, off, ties)
+
+
 def _prepare(labels, scores, group, k, conv):
     """Validate the common inputs; return labels, scores, group, offsets, k, position order."""
     y, s, g, off, k = _validated(labels, scores, group, k, conv)
-    return y, s, g, off, k, rank_by_score(s, y, off, conv.ties)
+    return y, s, g, off, k, _rank(y, s, off, conv.ties)
 
 
-def _selects_top_k(k, ties) -> bool:
-    """Whether the top-k selection serves (stable ties, a small cut-off): no full sort."""
-    return ties == "stable" and k is not None and k <= TOP_K_LIMIT
+#: Cut-offs up to this use the per-query top-k selection instead of a full sort.
+TOP_K_LIMIT = 128
 
 
-@nb.njit(parallel=True, cache=True)
-def _dcg_of_top(top, gain_of_document, discounts):
-    """DCG of each query's selected top documents (rows of ``top``, -1 padded), summed in rank
-    order as :func:`dcg_of_ranking` sums."""
-    out = np.zeros(top.shape[0])
-    for q in nb.prange(top.shape[0]):
-        total = 0.0
-        for p in range(top.shape[1]):
-            d = top[q, p]
-            if d < 0:
-                break
-            total += gain_of_document[d] * discounts[p]
-        out[q] = total
-    return out
+def _selects_top_k(s, k, ties) -> bool:
+    """Whether the per-query top-k selection serves (scores to rank, stable ties, a small
+    cut-off): no full sort."""
+    return s is not None and ties == "stable" and k is not None and k <= TOP_K_LIMIT
 
 
 def _cutoff(k, group):
@@ -185,13 +182,14 @@ def _empty_value(empty):
 def _dcg(y, s, g, off, k, conv):
     """DCG@k of validated inputs under a resolved convention."""
     gain_of_document = gains(y, conv.label_gain)
-    if _selects_top_k(k, conv.ties):
-        return _dcg_of_top(top_k_by_score(s, off, k), gain_of_document,
-                           _discounts(k, conv.discount))
-    order = rank_by_score(s, y, off, conv.ties)
+    if _selects_top_k(s, k, conv.ties):
+        kernels = _kernels()
+        return kernels.dcg_of_top(kernels.top_k_by_score(s, off, k), gain_of_document,
+                                  _discounts(k, conv.discount))
+    order = _rank(y, s, off, conv.ties)
     pos = positions_in_query(g)
     qid = np.repeat(np.arange(g.size), g)
-    if conv.ties != "average":
+    if conv.ties != "average" or s is None:
         return dcg_of_ranking(gain_of_document[order], pos, qid, g.size, k, conv.discount)
     disc = _average_discount(s[order], pos, g, k, conv.discount)
     return np.bincount(qid, weights=gain_of_document[order] * disc, minlength=g.size)
@@ -200,10 +198,11 @@ def _dcg(y, s, g, off, k, conv):
 def _ideal_dcg(y, g, off, k, conv):
     """IDCG@k of validated labels under a resolved convention."""
     gain_of_document = gains(y, conv.label_gain)
-    if _selects_top_k(k, "stable"):
-        return _dcg_of_top(top_k_by_label(y, off, k), gain_of_document,
-                           _discounts(k, conv.discount))
-    order = rank_by_label(y, off)
+    kernels = _kernels()
+    if k is not None and k <= TOP_K_LIMIT:
+        return kernels.dcg_of_top(kernels.top_k_by_label(y, off, k), gain_of_document,
+                                  _discounts(k, conv.discount))
+    order = kernels.rank_by_label(y, off)
     qid = np.repeat(np.arange(g.size), g)
     return dcg_of_ranking(gain_of_document[order], positions_in_query(g), qid, g.size, k,
                           conv.discount)
@@ -220,7 +219,8 @@ def dcg(labels, scores, group, k=10, *, convention=None, ties=None, label_gain=N
     Parameters
     ----------
     labels, scores : array-like, shape (n_documents,)
-        Integer relevance labels (>= 0) and model scores, queries contiguous.
+        Integer relevance labels (>= 0) and model scores, queries contiguous; ``scores=None``
+        when the documents are already in rank order.
     group : array-like of int, shape (n_queries,)
         Query sizes, LightGBM's convention.
     k : int or None
@@ -317,11 +317,11 @@ def err(labels, scores, group, k=10, *, convention=None, ties=None, max_label=4)
     width = _cutoff(k, g)
     # Dense (n_queries, width) matrix of stopping probabilities; absent positions stop with 0.
     stop_of_document = (np.exp2(y) - 1.0) / 2.0 ** max_label
-    if _selects_top_k(k, conv.ties):
-        top = top_k_by_score(s, off, k)[:, :width]
+    if _selects_top_k(s, k, conv.ties):
+        top = _kernels().top_k_by_score(s, off, k)[:, :width]
         stop = np.where(top >= 0, stop_of_document[top], 0.0)
     else:
-        order = rank_by_score(s, y, off, conv.ties)
+        order = _rank(y, s, off, conv.ties)
         pos = positions_in_query(g)
         keep = pos < width
         stop = np.zeros((g.size, width))

@@ -58,7 +58,8 @@ from scipy import stats
 
 from lgb_risk import _lambda_kernel as kernel
 from lgb_risk import metrics, risk
-from lgb_risk._ranking import offsets_from_group, positions_in_query, rank_by_score
+from lgb_risk._ranking import rank_by_score
+from lgb_risk._segments import offsets_from_group, positions_in_query
 from lgb_risk._validation import check_alpha, check_choice, check_group, check_labels
 from lgb_risk.baselines import BaselineStore
 

@@ -20,14 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
-from scipy import stats
 
+from lgb_risk._distributions import normal_cdf, student_t_two_sided_p
 from lgb_risk._validation import check_alpha, check_choice
 
 __all__ = [
     "risk_deltas", "urisk", "trisk", "tstar_risk", "TRiskResult",
-    "trisk_if_defined", "zscores", "zrisk", "georisk", "summary", "risk_table",
+    "trisk_if_defined", "zscores", "zrisk", "georisk", "summary", "risk_table", "risk_rows",
 ]
 
 NAN_POLICIES = ("raise", "omit")
@@ -166,7 +165,7 @@ def trisk(system, baseline, alpha=1.0, *, nan_policy="raise") -> TRiskResult:
     t = u / se
     return TRiskResult(
         trisk=float(t), urisk=float(u), se=float(se), se_jackknife=float(se_j),
-        p_value=float(2.0 * stats.t.sf(abs(t), df=c - 1)),
+        p_value=student_t_two_sided_p(float(t), c - 1),
         tr=x / s_x, tj=(c - 1) * (u - theta) / (np.sqrt(c) * se_j),
         n_queries=c, alpha=alpha,
     )
@@ -221,7 +220,7 @@ def georisk(matrix, alpha=1.0) -> np.ndarray:
     x = np.asarray(matrix, dtype=np.float64)
     z = zrisk(x, alpha)
     c = x.shape[1]
-    return np.sqrt(x.sum(axis=1) / c * stats.norm.cdf(z / c))
+    return np.sqrt(x.sum(axis=1) / c * normal_cdf(z / c))
 
 
 SUMMARY_FIELDS = ("mean", "reward", "risk", "reward_risk", "wins", "losses", "wins_losses",
@@ -246,7 +245,7 @@ def _summary_one(s: np.ndarray, b: np.ndarray, loss_fraction: float) -> dict:
     }
 
 
-def summary(system, baselines, *, loss_fraction=0.2, nan_policy="raise") -> pd.Series:
+def summary(system, baselines, *, loss_fraction=0.2, nan_policy="raise"):
     """Risk-reward summary of a system against baselines ([GEO] Table 7; [TR] Table 3).
 
     Fields: ``mean`` (of the system), ``reward`` (FReward), ``risk`` (FRisk), ``reward_risk``,
@@ -255,13 +254,14 @@ def summary(system, baselines, *, loss_fraction=0.2, nan_policy="raise") -> pd.S
     is not, NaN when both are 0. Against several baselines (a matrix (n_baselines, n_queries)) each
     field is computed per baseline and then averaged (macro-average), so counts may be fractional.
     """
+    import pandas as pd
+
     s, bs = _aligned(nan_policy, system=system, baselines=baselines)
     rows = [_summary_one(s[0], b, loss_fraction) for b in bs]
     return pd.DataFrame(rows, columns=SUMMARY_FIELDS).mean(axis=0)
 
 
-def risk_table(scores: pd.DataFrame, alphas=(0.0, 1.0, 5.0, 10.0), baseline: str | None = None
-               ) -> pd.DataFrame:
+def risk_table(scores, alphas=(0.0, 1.0, 5.0, 10.0), baseline: str | None = None):
     """Every risk measure of every system of a population, for several α.
 
     Parameters
@@ -283,26 +283,34 @@ def risk_table(scores: pd.DataFrame, alphas=(0.0, 1.0, 5.0, 10.0), baseline: str
         trisk_p, zrisk_baseline, georisk_baseline`` ([GEO] Table 4). Baseline columns are empty
         (NaN) on the baseline's own row, and TRisk is empty where it is undefined (SE = 0).
     """
+    import pandas as pd
+
     if scores.isna().any().any():
         bad = scores.isna().stack()
         system, query = bad[bad].index[0]
         raise ValueError(f"no score for system {system!r} on query {query!r}; every system needs "
                          "a score on every query")
-    if baseline is not None and baseline not in scores.index:
+    return pd.DataFrame(risk_rows(scores.to_numpy(dtype=np.float64), list(scores.index), alphas,
+                                  baseline))
+
+
+def risk_rows(matrix: np.ndarray, systems: list, alphas=(0.0, 1.0, 5.0, 10.0),
+              baseline: str | None = None) -> list[dict]:
+    """:func:`risk_table`'s rows from a finite systems × queries matrix and the systems' names."""
+    if baseline is not None and baseline not in systems:
         raise ValueError(f"baseline {baseline!r} is not among the systems "
-                         f"{', '.join(map(str, scores.index))}")
-    matrix = scores.to_numpy(dtype=np.float64)
+                         f"{', '.join(map(str, systems))}")
     population_mean = matrix.mean(axis=0)
     rows = []
     for alpha in alphas:
         z_all = zrisk(matrix, alpha)
         geo_all = georisk(matrix, alpha)
-        for i, system in enumerate(scores.index):
+        for i, system in enumerate(systems):
             row = {"system": system, "alpha": float(alpha), "mean": matrix[i].mean(),
                    "zrisk": z_all[i], "georisk": geo_all[i],
                    "tstar_risk": _trisk_or_nan(matrix[i], population_mean, alpha)}
             if baseline is not None:
-                b = scores.loc[baseline].to_numpy(dtype=np.float64)
+                b = matrix[systems.index(baseline)]
                 own = system == baseline
                 pair = np.vstack([matrix[i], b])
                 result = None if own else trisk_if_defined(matrix[i], b, alpha)
@@ -314,7 +322,7 @@ def risk_table(scores: pd.DataFrame, alphas=(0.0, 1.0, 5.0, 10.0), baseline: str
                     "georisk_baseline": np.nan if own else georisk(pair, alpha)[0],
                 })
             rows.append(row)
-    return pd.DataFrame(rows)
+    return rows
 
 
 def trisk_if_defined(system, baseline, alpha=1.0) -> TRiskResult | None:

@@ -2,7 +2,7 @@
 
 Every convention (:mod:`lgb_risk.conventions`) shares what both TREC tools do:
 
-* documents are ranked by score descending, ties broken by DOCNO descending (string order), scores
+* documents are ranked by score descending, ties broken by DOCNO descending (byte order), scores
   rounded to float32 first where the tool keeps them so (trec_eval);
 * judged grades below 0 (spam, −2) count as 0, unjudged documents count as 0;
 * the ideal DCG and R_q (AP, recall, R-precision) come from the qrels' grades, not only from the
@@ -13,17 +13,25 @@ document; trec_eval: every judged topic, a topic without a relevant document sco
 topic the run lacks counts (left out by default; 0 with ``missing_topics="zero"``, the tools'
 ``-c``), the gain (gdeval ``2**g − 1``, trec_eval ``g``) and the discount. ERR uses l_max =
 ``max_label`` (4 for TREC Web).
+
+:func:`evaluate_run` takes and returns DataFrames; :func:`evaluate_columns` is the same evaluation
+on :func:`lgb_risk.data.read_run_columns`' columns, without pandas (what ``lgb-risk evaluate``
+uses).
 """
 
 from __future__ import annotations
 
+from itertools import repeat
+from typing import NamedTuple
+
 import numpy as np
-import pandas as pd
 
 from lgb_risk import measures as registry
 from lgb_risk.conventions import resolve
+from lgb_risk.data import QrelsColumns, RunColumns
 
-__all__ = ["evaluate_run", "natural_topic_order", "scored_topics"]
+__all__ = ["evaluate_run", "evaluate_columns", "Judgments", "judgments", "TopicValues",
+           "natural_topic_order", "scored_topics"]
 
 
 def natural_topic_order(topics) -> list[str]:
@@ -31,18 +39,109 @@ def natural_topic_order(topics) -> list[str]:
     return sorted(set(topics), key=lambda t: (0, int(t), "") if t.isdigit() else (1, 0, t))
 
 
-def scored_topics(qrels: pd.DataFrame, convention="gdeval") -> list[str]:
-    """The qrels' topics a convention scores: with a grade > 0 (``topics="relevant"``) or every
-    judged topic (``"judged"``), in natural order."""
+class Judgments(NamedTuple):
+    """Qrels prepared for evaluating many runs: grades by (topic, docno), negative grades as 0.
+
+    ``pool`` maps each topic to its judged grades sorted descending (for IDCG and R_q);
+    ``relevant`` is the set of topics with a grade > 0. Topics and docnos are UTF-8 bytes.
+    """
+
+    grade_of: dict
+    pool: dict
+    relevant: set
+
+
+def judgments(qrels: QrelsColumns) -> Judgments:
+    """:class:`Judgments` from :func:`lgb_risk.data.read_qrels_columns`' columns."""
+    grades = np.maximum(np.asarray(qrels.grade, dtype=np.int64), 0).tolist()
+    grade_of = dict(zip(zip(qrels.topic, qrels.docno), grades))
+    by_topic: dict = {}
+    for topic, grade in zip(qrels.topic, grades):
+        by_topic.setdefault(topic, []).append(grade)
+    pool = {topic: np.sort(np.array(values, dtype=np.int64))[::-1]
+            for topic, values in by_topic.items()}
+    return Judgments(grade_of, pool, {t for t, v in pool.items() if v[0] > 0})
+
+
+def scored_topics(judged: Judgments, convention="gdeval") -> list[str]:
+    """The qrels' topics a convention scores, in natural order: with a grade > 0
+    (``topics="relevant"``) or every judged topic (``"judged"``)."""
     conv = resolve(convention)
-    if conv.topics == "judged":
-        return natural_topic_order(qrels["topic"].unique())
-    return natural_topic_order(qrels.loc[qrels["grade"] > 0, "topic"].unique())
+    topics = judged.pool if conv.topics == "judged" else judged.relevant
+    return natural_topic_order(t.decode() for t in topics)
 
 
-def evaluate_run(qrels: pd.DataFrame, run: pd.DataFrame, measures=("ndcg@20", "err@20"), *,
-                 convention="gdeval", max_label: int = 4, missing_topics=None,
-                 **overrides) -> pd.DataFrame:
+class TopicValues(NamedTuple):
+    """Per-topic values of one run: ``values[measure][i]`` belongs to ``topics[i]``;
+    ``missing`` lists the scored topics the run lacks (scored 0 or left out, as asked)."""
+
+    topics: list
+    values: dict
+    missing: list
+
+
+def _break_ties_by_docno(order, code, score, docno, kept) -> None:
+    """Reorder, in place, each block of ``order`` with equal (topic, score) by DOCNO descending,
+    as trec_eval and gdeval break ties (``docno[kept[i]]`` is the id of document i)."""
+    ranked_code, ranked_score = code[order], score[order]
+    same = (ranked_code[1:] == ranked_code[:-1]) & (ranked_score[1:] == ranked_score[:-1])
+    if not same.any():
+        return
+    in_block = np.zeros(order.size, dtype=bool)
+    in_block[1:] |= same
+    in_block[:-1] |= same
+    slots = np.flatnonzero(in_block)  # positions of tied documents, in (topic, score) order
+    members = order[slots]
+    _, docno_rank = np.unique(np.array([docno[kept[i]] for i in members]), return_inverse=True)
+    order[slots] = members[np.lexsort((-docno_rank, -score[members], code[members]))]
+
+
+def evaluate_columns(judged: Judgments, run: RunColumns, measures=("ndcg@20", "err@20"), *,
+                     convention="gdeval", max_label: int = 4, missing_topics=None,
+                     **overrides) -> TopicValues:
+    """:func:`evaluate_run` on columns (:func:`judgments` of the qrels, and
+    :func:`lgb_risk.data.read_run_columns`), returning :class:`TopicValues`."""
+    specs = [registry.parse(m) for m in measures]
+    conv = resolve(convention, missing_topics=missing_topics, **overrides)
+    scored = scored_topics(judged, conv)
+    in_run = {t.decode() for t in set(run.topic)}
+    topics = [t for t in scored if t in in_run]
+    missing = [t for t in scored if t not in in_run]
+    if not topics:
+        raise ValueError(f"run {run.name!r} has no topic that the qrels "
+                         f"{'judge' if conv.topics == 'judged' else 'give a relevant document'}")
+    code_of = {t.encode(): i for i, t in enumerate(topics)}
+    n = len(run.topic)
+    code = np.fromiter(map(code_of.get, run.topic, repeat(-1)), np.int64, n)
+    grade = np.fromiter(map(judged.grade_of.get, zip(run.topic, run.docno), repeat(0)),
+                        np.int64, n)  # unjudged documents count as 0
+    kept = np.flatnonzero(code >= 0)
+    code, grade = code[kept], grade[kept]
+    score = np.asarray(run.score, dtype=np.float64)[kept]
+    if conv.score_dtype == "float32":
+        score = score.astype(np.float32).astype(np.float64)
+    order = np.lexsort((-score, code))
+    _break_ties_by_docno(order, code, score, run.docno, kept)
+    labels = grade[order]
+    pool = [judged.pool[t.encode()] for t in topics]
+    lists = registry.Judged(
+        labels=labels, scores=None, group=np.bincount(code, minlength=len(topics)),
+        pool_labels=np.concatenate(pool), pool_group=np.array([p.size for p in pool]),
+        max_label=max_label, pool_sorted=True)
+    values = {spec.text: spec.compute(lists, conv) for spec in specs}
+    if missing and conv.missing_topics == "zero":
+        every = natural_topic_order([*topics, *missing])
+        position = {t: i for i, t in enumerate(every)}
+        for text, got in values.items():
+            filled = np.zeros(len(every))
+            filled[[position[t] for t in topics]] = got
+            values[text] = filled
+        topics = every
+    return TopicValues(topics, values, missing)
+
+
+def evaluate_run(qrels, run, measures=("ndcg@20", "err@20"), *, convention="gdeval",
+                 max_label: int = 4, missing_topics=None, **overrides):
     """Per-topic effectiveness of one run.
 
     Parameters
@@ -75,40 +174,18 @@ def evaluate_run(qrels: pd.DataFrame, run: pd.DataFrame, measures=("ndcg@20", "e
     ValueError
         An unknown measure, or a run with no topic the convention scores.
     """
-    specs = [registry.parse(m) for m in measures]
-    conv = resolve(convention, missing_topics=missing_topics, **overrides)
-    judged = qrels.assign(grade=qrels["grade"].clip(lower=0))
-    scored = scored_topics(judged, conv)
-    in_run = set(run["topic"].unique())
-    topics = [t for t in scored if t in in_run]
-    missing = [t for t in scored if t not in in_run]
-    if not topics:
-        raise ValueError(f"run {run.attrs.get('name', '')!r} has no topic that the qrels "
-                         f"{'judge' if conv.topics == 'judged' else 'give a relevant document'}")
-    code = {t: i for i, t in enumerate(topics)}
+    import pandas as pd
 
-    score = run["score"].to_numpy(dtype=np.float64)
-    if conv.score_dtype == "float32":
-        score = score.astype(np.float32).astype(np.float64)
-    ranked = run.assign(score=score)[run["topic"].isin(code)]
-    ranked = ranked.assign(code=ranked["topic"].map(code))
-    # Score descending, then DOCNO descending; "stable" ties then keep this order.
-    ranked = ranked.sort_values(["code", "score", "docno"], ascending=[True, False, False],
-                                kind="mergesort")
-    ranked = ranked.merge(judged[["topic", "docno", "grade"]], on=["topic", "docno"], how="left",
-                          sort=False)
-    pool = judged[judged["topic"].isin(code)]
-    pool = pool.assign(code=pool["topic"].map(code)).sort_values("code", kind="mergesort")
-    lists = registry.Judged(
-        labels=ranked["grade"].fillna(0).to_numpy(dtype=np.int64),  # unjudged counts as 0
-        scores=ranked["score"].to_numpy(),
-        group=np.bincount(ranked["code"].to_numpy(), minlength=len(topics)),
-        pool_labels=pool["grade"].to_numpy(dtype=np.int64),
-        pool_group=np.bincount(pool["code"].to_numpy(), minlength=len(topics)),
-        max_label=max_label)
-    frame = pd.DataFrame({spec.text: spec.compute(lists, conv) for spec in specs},
-                         index=pd.Index(topics, name="topic"))
-    if missing and conv.missing_topics == "zero":
-        frame = frame.reindex(natural_topic_order([*topics, *missing]), fill_value=0.0)
-    frame.attrs["missing_topics"] = missing
+    def encoded(column):
+        return [str(v).encode() for v in column]
+
+    judged = judgments(QrelsColumns(encoded(qrels["topic"]), encoded(qrels["docno"]),
+                                    qrels["grade"].to_numpy(dtype=np.int64)))
+    columns = RunColumns(encoded(run["topic"]), encoded(run["docno"]),
+                         run["rank"].to_numpy() if "rank" in run else np.zeros(len(run)),
+                         run["score"].to_numpy(dtype=np.float64), run.attrs.get("name", ""))
+    result = evaluate_columns(judged, columns, measures, convention=convention,
+                              max_label=max_label, missing_topics=missing_topics, **overrides)
+    frame = pd.DataFrame(result.values, index=pd.Index(result.topics, name="topic"))
+    frame.attrs["missing_topics"] = result.missing
     return frame

@@ -1,18 +1,15 @@
-"""Benchmark the vectorised metrics against a per-query Python loop, and the TREC CLI.
+"""Benchmark the vectorised metrics against a per-query Python loop.
 
 MSLR-WEB10K's shape: 10,000 queries, documents per query log-normal around 120 (max 1,000),
-labels 0-4. Prints documents per second for NDCG@10 and ERR@10, the speed-up over a per-query
-loop (numpy inside the loop, as one would write it by hand), and the time the CLI takes for all
-eight TREC 2012 runs when ../shared/data is present. The target is >= 50 million documents per
-second for NDCG@10 on a 2-core machine.
+labels 0-4. Prints documents per second for NDCG@10 and ERR@10 and the speed-up over a per-query
+loop (numpy inside the loop, as one would write it by hand). The target is >= 50 million
+documents per second for NDCG@10 and ERR@10 on a 2-core machine. The command line against
+gdeval.pl is ``scripts/bench_cli.py``.
 
     python scripts/bench_metrics.py
 """
 
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -76,19 +73,6 @@ def main():
         assert np.allclose(a, b, atol=1e-12), f"{name}: vectorised and loop disagree"
         print(f"{name}: {n / t_fast / 1e6:6.2f} M docs/s ({t_fast * 1e3:7.1f} ms); per-query loop "
               f"{t_slow * 1e3:7.1f} ms; speed-up x{t_slow / t_fast:.1f}")
-
-    shared = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec2012"
-    if not (shared / "qrels.adhoc.txt").exists():
-        print(f"TREC CLI: skipped ({shared} absent)")
-        return
-    runs = sorted(str(p) for p in (shared / "runs").glob("*.txt"))
-    cmd = [sys.executable, "-m", "lgb_risk.cli", "evaluate", str(shared / "qrels.adhoc.txt"),
-           *runs, "--measures", "ndcg@20", "err@20", "--baseline", "rm_cata-filtered",
-           "--format", "csv"]
-    t = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    print(f"TREC CLI: {len(runs)} runs ({sum(1 for r in runs for _ in open(r))} lines) evaluated "
-          f"in {time.perf_counter() - t:.2f} s (process start and imports included)")
 
 
 if __name__ == "__main__":

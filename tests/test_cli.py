@@ -144,3 +144,26 @@ def test_evaluate_trec2012_indri_casp(tmp_path):
 def test_demo_command_prints_a_table():
     code, out, err = run_cli("demo")
     assert code == 0 and "run1" in out and "ndcg@20_georisk_a5" in out
+
+
+def test_evaluate_jobs_and_missing_topics(tmp_path, collection):
+    """--jobs 2 prints what --jobs 1 prints; a run lacking a topic is noted, counted in the
+    missing column, and scored 0 with --missing-topics zero."""
+    qrels, runs = collection
+    one = run_cli("evaluate", qrels, *runs, "--format", "csv", "--decimals", "17")
+    two = run_cli("evaluate", qrels, *runs, "--format", "csv", "--decimals", "17", "--jobs", 2)
+    assert one[0] == two[0] == 0 and one[1] == two[1]
+    lines = Path(runs[0]).read_text().splitlines(keepends=True)
+    first_topic = lines[0].split()[0]
+    short = tmp_path / "short.txt"
+    short.write_text("".join(line for line in lines if line.split()[0] != first_topic))
+    code, out, err = run_cli("evaluate", qrels, short, "--format", "csv")
+    table = pd.read_csv(io.StringIO(out))
+    assert code == 0 and table["missing"].tolist() == [1]
+    assert f"has no ranking for 1 topic(s) the qrels score ({first_topic})" in err
+    assert "left out of its means" in err
+    code, out, err = run_cli("evaluate", qrels, short, "--format", "csv", "--per-topic",
+                             "--missing-topics", "zero")
+    per_topic = pd.read_csv(io.StringIO(out), dtype={"topic": str}).set_index("topic")
+    assert code == 0 and per_topic.loc[first_topic, "ndcg@20"] == 0.0
+    assert "scored 0 and counted" in err

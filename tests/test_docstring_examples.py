@@ -4,11 +4,12 @@ import doctest
 
 import pytest
 
-from lgb_risk import metrics, objectives
+from lgb_risk import conventions, measures, metrics, objectives
 from lgb_risk.active import moments, relevance, sampling
 
 
-@pytest.mark.parametrize("module", [metrics, objectives, moments, relevance, sampling])
+@pytest.mark.parametrize("module", [conventions, measures, metrics, objectives, moments,
+                                    relevance, sampling])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0, result

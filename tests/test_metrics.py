@@ -172,7 +172,8 @@ def test_bad_input_is_a_specific_error(call, message):
 def test_top_k_selection_is_the_head_of_a_stable_sort(k):
     """The per-query top-k selection (used for small cut-offs) against numpy's stable argsort,
     with many ties and queries shorter than k."""
-    from lgb_risk._ranking import offsets_from_group, top_k_by_label, top_k_by_score
+    from lgb_risk._ranking import top_k_by_label, top_k_by_score
+    from lgb_risk._segments import offsets_from_group
 
     rng = np.random.default_rng(k)
     group = rng.integers(1, 60, 300)

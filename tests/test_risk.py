@@ -158,3 +158,24 @@ def test_trisk_if_defined():
     assert risk.trisk_if_defined(s, b, 5).trisk == risk.trisk(s, b, 5).trisk
     assert risk.trisk_if_defined(s, s, 5) is None
     assert risk.trisk_if_defined(s[:1], b[:1], 5) is None
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 7, 49, 150, 999])
+def test_student_t_p_value_matches_scipy_over_a_grid(df):
+    """The two-sided p of the paired t-test, from the C math library (no scipy at start-up)."""
+    from lgb_risk._distributions import student_t_two_sided_p
+
+    for t in (0.0, 1e-3, 0.1, 0.5, 1.0, 1.96, 2.5, 4.0, 8.0, 20.0, 100.0):
+        want = 2.0 * stats.t.sf(t, df)
+        assert student_t_two_sided_p(t, df) == pytest.approx(want, rel=1e-11, abs=0)
+        assert student_t_two_sided_p(-t, df) == student_t_two_sided_p(t, df)
+    # df = 1 is Cauchy: p = 1 - (2/pi) atan(t), exact where scipy's t.sf loses digits near 0
+    if df == 1:
+        assert student_t_two_sided_p(1e-8, 1) == pytest.approx(1 - 2 / np.pi * 1e-8, rel=1e-15)
+
+
+def test_normal_cdf_matches_scipy():
+    from lgb_risk._distributions import normal_cdf
+
+    z = np.linspace(-30, 30, 601)
+    np.testing.assert_allclose(normal_cdf(z), stats.norm.cdf(z), rtol=1e-12, atol=0)

@@ -4,6 +4,7 @@ import glob
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from lgb_risk import data, measures, trec
@@ -124,3 +125,40 @@ def test_unknown_measure_and_missing_file(tmp_path):
         measures.parse("rprec@5")
     with pytest.raises(FileNotFoundError, match="no such file"):
         data.read_run(tmp_path / "absent.txt")
+
+
+def test_fast_and_line_by_line_readers_agree(tmp_path):
+    """numpy's C reader and the exact line-by-line reader give the same columns; an id too long
+    for the fast reader's fields is read whole by the exact one."""
+    long_id = "d" * 300
+    text = ("7 Q0 b 1 2.5 r\n7 Q0 a 2 2.5 r\n\n10 Q0 c 1 -1e-3 r\n"
+            f"10 Q0 {long_id} 2 -2 r\n")
+    path = _write(tmp_path / "r.txt", text)
+    run = data.read_run_columns(path)
+    topic, docno, values, numbers = data._exact_columns(path, data._RUN_LAYOUT,
+                                                        data._RUN_NUMERIC, "run")
+    assert run.topic == topic and run.docno == docno and numbers == [1, 2, 4, 5]
+    np.testing.assert_array_equal(run.score, values["SCORE"])
+    np.testing.assert_array_equal(run.rank, values["RANK"])
+    assert run.docno[-1] == long_id.encode()
+    short = _write(tmp_path / "s.txt", text.replace(long_id, "e"))
+    fast = data._fast_columns(short, data._RUN_LAYOUT)
+    assert fast is not None and fast[2] == [b"b", b"a", b"c", b"e"]
+
+
+def test_not_utf8_run_names_file_and_line(tmp_path):
+    path = tmp_path / "r.txt"
+    path.write_bytes(b"7 Q0 a 1 2.5 r\n7 Q0 \xff\xfe 2 x r\n")
+    with pytest.raises(ValueError, match=r"r.txt:2: not UTF-8 text"):
+        data.read_run(path)
+
+
+def test_ties_broken_by_docno_descending_in_every_path():
+    """Equal scores: DOCNO descending (gdeval, trec_eval), whatever the file order."""
+    qrels = pd.DataFrame({"topic": ["1", "1", "1"], "docno": ["a", "b", "c"], "grade": [1, 0, 2]})
+    run = pd.DataFrame({"topic": ["1"] * 3, "docno": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]})
+    got = trec.evaluate_run(qrels, run, ["rr", "p@1", "ndcg@1"])
+    # order c, b, a: the first document (c, grade 2) is relevant and ideal
+    assert got.loc["1"].tolist() == [1.0, 1.0, 1.0]
+    reordered = trec.evaluate_run(qrels, run.iloc[::-1], ["rr", "p@1", "ndcg@1"])
+    assert reordered.equals(got)

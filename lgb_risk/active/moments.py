@@ -37,7 +37,8 @@ import numba as nb
 import numpy as np
 
 from lgb_risk import metrics
-from lgb_risk._ranking import _argsort_segments, offsets_from_group, positions_in_query
+from lgb_risk._ranking import _argsort_segments
+from lgb_risk._segments import offsets_from_group, positions_in_query
 from lgb_risk._validation import check_group, check_k
 
 __all__ = ["metric_moments", "cross_moment", "check_probabilities", "MEASURES"]

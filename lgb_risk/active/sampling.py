@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from lgb_risk import metrics
-from lgb_risk._ranking import offsets_from_group
+from lgb_risk._segments import offsets_from_group
 from lgb_risk._validation import check_group, check_k
 from lgb_risk.active.moments import (
     check_probabilities,
