@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from lgb_risk import measures as registry
 from lgb_risk import risk
 from lgb_risk._io import atomic_write, atomic_write_text, read_exact_csv
 from lgb_risk.baselines import BaselineStore
@@ -140,8 +141,9 @@ def write_report(config, out) -> Path:
         learned = BaselineStore.load(learned_path)
         means = learned.align(main).mean(axis=0)
         lines[-1] += "; " + "; ".join(f"{n} {v:.4f}" for n, v in zip(learned.names, means))
+    measure_label = registry.parse(f"ndcg@{k}").label
     lines += ["", f"## Against the feature baseline ({base})", "", _markdown(table, {
-        "learner": ("learner", 0), "alpha": ("α", 1), "ndcg": (f"NDCG@{k}", 4),
+        "learner": ("learner", 0), "alpha": ("α", 1), "ndcg": (measure_label, 4),
         "p_vs_lambdamart": ("p vs LambdaMART", 4), "bm25_reward": ("Reward", 4),
         "bm25_risk": ("Risk", 4), "bm25_risk_p_vs_lambdamart": ("p(Risk) vs LambdaMART", 4),
         "bm25_reward_risk": ("Reward/Risk", 2),
@@ -150,7 +152,7 @@ def write_report(config, out) -> Path:
         "trisk": ("TRisk", 2), "trisk_p": ("p(TRisk)", 4)})]
     if "georisk" in table:
         lines += ["", "## Against the learned baselines (macro-averaged)", "", _markdown(table, {
-            "learner": ("learner", 0), "alpha": ("α", 1), "ndcg": (f"NDCG@{k}", 4),
+            "learner": ("learner", 0), "alpha": ("α", 1), "ndcg": (measure_label, 4),
             "learned_reward": ("Reward", 4), "learned_risk": ("Risk", 4),
             "learned_reward_risk": ("Reward/Risk", 2), "learned_wins": ("Wins", 1),
             "learned_losses": ("Losses", 1), "learned_wins_losses": ("W/L", 2),
