@@ -13,6 +13,11 @@ def atomic_write(target, write) -> None:
     On any error the temporary file is removed and ``target`` is left as it was.
     """
     target = Path(target)
+    if not target.parent.is_dir():
+        raise FileNotFoundError(f"cannot write {target}: the folder {target.parent} does not "
+                                "exist")
+    if target.is_dir():
+        raise ValueError(f"cannot write {target}: it is a folder")
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
     umask = os.umask(0)
@@ -40,8 +45,20 @@ def read_exact_csv(path, id_column: str):
     """
     import pandas as pd
 
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a table this library wrote ({exc})") from None
+    if id_column not in frame.columns:
+        raise ValueError(f"{path}: no {id_column!r} column (columns: {list(frame.columns)})")
     for column in frame.columns:
-        if column != id_column:
-            frame[column] = frame[column].map(float)
+        if column == id_column:
+            continue
+        for row, text in enumerate(frame[column]):
+            try:
+                float(text)
+            except ValueError:
+                raise ValueError(f"{path}:{row + 2}: column {column!r} holds {text!r}, not a "
+                                 "number") from None
+        frame[column] = frame[column].map(float)
     return frame

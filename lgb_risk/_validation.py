@@ -100,11 +100,12 @@ def check_choice(value, name: str, allowed) -> str:
 
 
 def check_alpha(alpha) -> float:
-    """Risk-sensitivity parameter alpha: a finite number >= 0."""
-    try:
-        a = float(alpha)
-    except (TypeError, ValueError):
-        raise ValueError(f"alpha must be a number >= 0, got {alpha!r}") from None
+    """Risk-sensitivity parameter alpha: a finite number >= 0 (not a string, not a bool)."""
+    if isinstance(alpha, (str, bytes, bool, np.bool_)) or not isinstance(
+            alpha, (int, float, np.integer, np.floating)):
+        raise ValueError(f"alpha must be a number >= 0, got {alpha!r} "
+                         f"({type(alpha).__name__})")
+    a = float(alpha)
     if not np.isfinite(a) or a < 0:
         raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
     return a

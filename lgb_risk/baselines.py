@@ -45,6 +45,10 @@ class BaselineStore:
         Its cut-off.
     metadata : dict, optional
         Anything else worth keeping with the values (source, parameters); saved as JSON.
+    bounds : (low, high), optional
+        The range every value must lie in (``None``: unbounded on that side). Default: the
+        measure's range in :mod:`lgb_risk.measures` ([0, 1] for NDCG, [0, ∞) for DCG), so
+        that a percentage given for a fraction is refused.
 
     Examples
     --------
@@ -53,8 +57,9 @@ class BaselineStore:
     """
 
     def __init__(self, table: pd.DataFrame, measure: str = "ndcg", k: int = 10,
-                 metadata: dict | None = None):
-        registry.parse(f"{measure}@{k}")
+                 metadata: dict | None = None, bounds: tuple | None = None):
+        spec = registry.parse(f"{measure}@{k}")
+        low, high = spec.measure.bounds if bounds is None else bounds
         frame = pd.DataFrame(table).copy()
         frame.index = _ids(frame.index)
         frame.columns = [str(c) for c in frame.columns]
@@ -71,6 +76,16 @@ class BaselineStore:
             i, j = (int(v[0]) for v in np.nonzero(bad))
             raise ValueError(f"baseline {frame.columns[j]!r} has no finite value for query "
                              f"{frame.index[i]!r} ({float(values[i, j])})")
+        outside = ((values < low) if low is not None else np.zeros_like(bad)) | (
+            (values > high) if high is not None else np.zeros_like(bad))
+        if outside.any():
+            i, j = (int(v[0]) for v in np.nonzero(outside))
+            hint = " (a percentage instead of a fraction?)" if high == 1.0 and values[i, j] <= 100 \
+                else ""
+            raise ValueError(
+                f"baseline {frame.columns[j]!r} has {measure}@{k} = {float(values[i, j])} for "
+                f"query {frame.index[i]!r}, outside [{low}, {high}]{hint}; pass bounds= for a "
+                "measure with another range")
         self.table = frame.astype(np.float64)
         self.measure = measure
         self.k = int(k)
@@ -104,6 +119,14 @@ class BaselineStore:
                              f"got {feature!r}")
         column = X[:, feature - 1]
         column = np.asarray(column.toarray() if hasattr(column, "toarray") else column).ravel()
+        bad = np.flatnonzero(~np.isfinite(column))
+        if bad.size:
+            g = np.asarray(group, dtype=np.int64)
+            q = int(np.searchsorted(np.cumsum(g), bad[0], side="right"))
+            ids = _ids(query_ids)
+            raise ValueError(f"feature {feature} is {float(column[bad[0]])} for a document of "
+                             f"query {ids[q] if q < ids.size else q!r} ({bad.size} such "
+                             "document(s)); a feature baseline ranks by finite values")
         store = cls.from_scores(column, labels, group, query_ids, name or f"feature{feature}",
                                 k=k, label_gain=label_gain, ties=ties)
         store.metadata[store.names[0]] = {"source": "feature", "feature": int(feature),
@@ -242,7 +265,14 @@ class BaselineStore:
             if not needed.is_file():
                 raise FileNotFoundError(f"no such file: {needed} (a saved BaselineStore has "
                                         "both the values and PATH.meta.json)")
-        meta = json.loads(meta_path.read_text())
+        try:
+            meta = json.loads(meta_path.read_text())
+        except ValueError as exc:
+            raise ValueError(f"{meta_path}: not JSON ({exc})") from None
+        needed = {"baselines", "measure", "k", "metadata"}
+        if not isinstance(meta, dict) or not needed <= set(meta):
+            raise ValueError(f"{meta_path}: not the metadata of a saved BaselineStore (needs "
+                             f"the keys {sorted(needed)})")
         if p.suffix.lower() == ".parquet":
             frame = pd.read_parquet(p)
         else:

@@ -25,21 +25,27 @@ def run_name(path) -> str:
     return Path(path).stem if Path(path).suffix else Path(path).name
 
 
-def _lines(path):
-    """Yield (line_number, fields) for the non-blank lines of a text file."""
+def _text_lines(path):
+    """Yield (line_number, text) for every line of a UTF-8 file; an undecodable line is an error
+    naming the file and line."""
     p = os.fspath(path)
     if not os.path.isfile(p):
         raise FileNotFoundError(f"no such file: {p}")
     with open(p, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
             try:
-                line = raw.decode("utf-8")
+                yield number, raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise ValueError(f"{p}:{number}: not UTF-8 text ({exc.reason} at byte "
                                  f"{exc.start} of the line); is this the right file?") from None
-            fields = line.split()
-            if fields:
-                yield number, fields
+
+
+def _lines(path):
+    """Yield (line_number, fields) for the non-blank lines of a text file."""
+    for number, line in _text_lines(path):
+        fields = line.split()
+        if fields:
+            yield number, fields
 
 
 class RunColumns(NamedTuple):
@@ -280,44 +286,145 @@ class LetorData:
     docids: np.ndarray | None
 
 
-def _comment_docids(path) -> np.ndarray | None:
-    """``docid = X`` (LETOR 4.0) or the first token of each trailing comment; None if absent."""
-    ids = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if not line.strip():
-                continue
-            _, sep, comment = line.partition("#")
+def _data_lines(path):
+    """Yield (line_number, text before any ``#``, comment) for every document line: not blank,
+    not a comment-only line (as scikit-learn's SVMlight reader counts documents)."""
+    for number, line in _text_lines(path):
+        stripped = line.lstrip()
+        if stripped and not stripped.startswith("#"):
+            data, _, comment = line.partition("#")
+            yield number, data, comment
+
+
+def _document_line(path, index: int) -> int:
+    """File line number of the document at 0-based ``index``."""
+    for i, (number, _, _) in enumerate(_data_lines(path)):
+        if i == index:
+            return number
+    raise IndexError(index)
+
+
+def _first_bad_line(path, n_features):
+    """Line-by-line check of an SVMlight/LETOR file: the first problem, as a message naming the
+    line, or None."""
+    for number, data, _ in _data_lines(path):
+        tokens = data.split()
+        where = f"{path}:{number}"
+        try:
+            float(tokens[0])
+        except ValueError:
+            return f"{where}: the label must be a number, got {tokens[0]!r}"
+        previous = 0
+        for token in tokens[1:]:
+            name, sep, value = token.partition(":")
             if not sep:
-                return None
-            tokens = comment.split()
-            if "docid" in tokens:
-                tokens = tokens[tokens.index("docid") + 1:]
-                if tokens[:1] == ["="]:
-                    tokens = tokens[1:]
-            if not tokens:
-                return None
-            ids.append(tokens[0])
+                return f"{where}: expected INDEX:VALUE or qid:ID, got {token!r}"
+            if name == "qid":
+                if not value.lstrip("-").isdigit():
+                    return f"{where}: qid must be a whole number, got {value!r}"
+                continue
+            if not name.isdigit() or int(name) < 1:
+                return f"{where}: feature index must be a whole number >= 1, got {name!r}"
+            index = int(name)
+            if index <= previous:
+                return (f"{where}: feature indices must increase along a line; {index} comes "
+                        f"after {previous}")
+            if n_features is not None and index > n_features:
+                return (f"{where}: feature index {index} exceeds n_features={n_features} (the "
+                        "width given for this data)")
+            try:
+                float(value)
+            except ValueError:
+                return f"{where}: feature {index} must be a number, got {value!r}"
+            previous = index
+    return None
+
+
+def _comment_docids(path) -> np.ndarray | None:
+    """``docid = X`` (LETOR 4.0) or the first token of each document's trailing comment; None
+    where some document has none."""
+    ids = []
+    for _, _, comment in _data_lines(path):
+        tokens = comment.split()
+        if "docid" in tokens:
+            tokens = tokens[tokens.index("docid") + 1:]
+            if tokens[:1] == ["="]:
+                tokens = tokens[1:]
+        if not tokens:
+            return None
+        ids.append(tokens[0])
     return np.array(ids)
+
+
+def _query_sizes(query_file: Path, n_documents: int) -> np.ndarray:
+    """LightGBM's ``.query`` file: one positive query size per line, adding up to the data."""
+    sizes = []
+    for number, fields in _lines(query_file):
+        if len(fields) != 1 or not fields[0].isdigit() or int(fields[0]) < 1:
+            raise ValueError(f"{query_file}:{number}: expected one query size (a whole number "
+                             f">= 1), got {' '.join(fields)!r}")
+        sizes.append(int(fields[0]))
+    group = np.array(sizes, dtype=np.int64)
+    if group.sum() != n_documents:
+        raise ValueError(f"{query_file}: query sizes add up to {int(group.sum())}, the data "
+                         f"file has {n_documents} documents")
+    return group
+
+
+#: A file whose widest feature index is this many times the next widest is suspect.
+_WIDTH_JUMP = 10
+
+
+def _check_width(p: Path, X, n_features) -> None:
+    """Warn, naming the line, when one stray feature index makes the matrix implausibly wide
+    (LightGBM then allocates for every column)."""
+    import warnings
+
+    if n_features is not None or X.shape[1] <= 1000:
+        return
+    used = np.unique(X.indices)
+    if used.size > 1 and used[-1] + 1 > _WIDTH_JUMP * (used[-2] + 1):
+        row = int(np.searchsorted(X.indptr, np.flatnonzero(X.indices == used[-1])[0],
+                                  side="right") - 1)
+        warnings.warn(
+            f"{p}:{_document_line(p, row)}: feature index {int(used[-1]) + 1} is more than "
+            f"{_WIDTH_JUMP} times any other in the file (next: {int(used[-2]) + 1}); the matrix "
+            f"gets {X.shape[1]} columns. Pass n_features to refuse such an index.",
+            stacklevel=3)
 
 
 def load_letor(path, *, n_features=None) -> LetorData:
     """Read an SVMlight/LETOR file (``label qid:Q 1:v 2:v ... # comment``) for ranking.
 
     Files without ``qid:`` are read with LightGBM's ``PATH.query`` file of query sizes beside
-    them (LightGBM's examples); their query ids are then 0, 1, ....
+    them (LightGBM's examples); their query ids are then 0, 1, .... Blank lines and lines that
+    are only a comment are not documents. NaN feature values are kept (LightGBM's missing
+    value); infinite ones are refused.
 
     Parameters
     ----------
     path : str or Path
     n_features : int, optional
-        Number of feature columns (to give train and test files the same width).
+        Number of feature columns (to give train and test files the same width); a feature index
+        beyond it is an error. Without it, an index that makes the matrix implausibly wide (ten
+        times any other index of the file) draws a warning naming its line.
 
     Raises
     ------
     ValueError
-        A malformed line, a query whose documents are not contiguous (naming its id and the line
-        where it reappears), a file with neither ``qid:`` nor a ``.query`` file.
+        Naming the file and line: a malformed line, a label that is not a whole number >= 0, an
+        infinite feature value, a document without ``qid:`` in a file that has them, a query
+        whose documents are not contiguous; also an empty file, or a file with neither ``qid:``
+        nor a valid ``.query`` file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.txt"
+    >>> _ = path.write_text("2 qid:7 1:0.5 2:1 # docid = a\n0 qid:7 1:0.1 # docid = b\n")
+    >>> data = load_letor(path)
+    >>> data.X.shape, data.group.tolist(), data.docids.tolist()
+    ((2, 2), [2], ['a', 'b'])
     """
     from sklearn.datasets import load_svmlight_file
 
@@ -327,25 +434,37 @@ def load_letor(path, *, n_features=None) -> LetorData:
     try:
         X, y, qid = load_svmlight_file(str(p), n_features=n_features, zero_based=False,
                                        query_id=True)
-    except ValueError as exc:
-        raise ValueError(f"{p}: not a valid SVMlight/LETOR file: {exc}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        problem = _first_bad_line(p, n_features)
+        raise ValueError(problem or f"{p}: not a valid SVMlight/LETOR file: {exc}") from None
     labels = np.asarray(y)
-    if np.any(labels != np.round(labels)) or np.any(labels < 0):
-        i = int(np.flatnonzero((labels != np.round(labels)) | (labels < 0))[0])
-        raise ValueError(f"{p}: document {i + 1} has label {float(labels[i])}; expected a whole "
-                         "number >= 0")
+    if labels.size == 0:
+        raise ValueError(f"{p}: no document in the file (it is empty or holds only comments)")
+    bad = np.flatnonzero((labels != np.round(labels)) | (labels < 0))
+    if bad.size:
+        raise ValueError(f"{p}:{_document_line(p, int(bad[0]))}: label {float(labels[bad[0]])}; "
+                         "expected a whole number >= 0")
+    infinite = np.flatnonzero(np.isinf(X.data))
+    if infinite.size:
+        row = int(np.searchsorted(X.indptr, infinite[0], side="right") - 1)
+        raise ValueError(f"{p}:{_document_line(p, row)}: feature {int(X.indices[infinite[0]]) + 1} "
+                         "is infinite; features must be finite numbers (NaN marks a missing "
+                         "value)")
+    _check_width(p, X, n_features)
     query_file = Path(str(p) + ".query")
-    if np.all(qid == 0) and not _has_qid(p):
+    if qid.size == 0:
         if not query_file.is_file():
             raise ValueError(f"{p} has no qid: fields and there is no {query_file.name} beside it "
                              "to give the query sizes")
-        group = np.loadtxt(query_file, dtype=np.int64, ndmin=1)
-        if group.sum() != labels.size or np.any(group < 1):
-            raise ValueError(f"{query_file}: query sizes add up to {int(group.sum())}, the data "
-                             f"file has {labels.size} documents")
+        group = _query_sizes(query_file, labels.size)
         query_ids = np.arange(group.size, dtype=np.int64)
         qid = np.repeat(query_ids, group)
     else:
+        if qid.size != labels.size:
+            number = next(n for n, data, _ in _data_lines(p)
+                          if not any(t.startswith("qid:") for t in data.split()[1:]))
+            raise ValueError(f"{p}:{number}: this document has no qid: field, the file's others "
+                             "do; every document needs its query id")
         qid = np.asarray(qid, dtype=np.int64)
         starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
         query_ids = qid[starts]
@@ -354,20 +473,12 @@ def load_letor(path, *, n_features=None) -> LetorData:
             seen = np.zeros(query_ids.size, dtype=bool)
             seen[first] = True
             again = int(np.flatnonzero(~seen)[0])
-            raise ValueError(f"{p}: the documents of query {int(query_ids[again])} are not "
-                             f"contiguous (it starts again at document {int(starts[again]) + 1}); "
-                             "sort the file by query")
+            raise ValueError(f"{p}:{_document_line(p, int(starts[again]))}: the documents of "
+                             f"query {int(query_ids[again])} are not contiguous (it starts again "
+                             "here); sort the file by query")
         group = np.diff(np.r_[starts, qid.size]).astype(np.int64)
     return LetorData(X=X.tocsr(), y=labels.astype(np.int64), qid=qid, query_ids=query_ids,
                      group=group, docids=_comment_docids(p))
-
-
-def _has_qid(path) -> bool:
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                return "qid:" in line
-    return False
 
 
 def read_pool_scores(path, pool: LetorData) -> np.ndarray:

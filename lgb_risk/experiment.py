@@ -67,8 +67,13 @@ def load_dataset(config) -> LetorData:
         raise FileNotFoundError(f"data path {path} does not exist")
     parts = [load_letor(f, n_features=data["n_features"]) for f in files]
     query_ids = np.concatenate([p.query_ids for p in parts])
-    if np.unique(query_ids).size != query_ids.size:
-        raise ValueError(f"a query id appears in more than one of {', '.join(map(str, files))}")
+    first_file = {}
+    for path, part in zip(files, parts):
+        for q in part.query_ids.tolist():
+            if q in first_file:
+                raise ValueError(f"query id {q} appears in both {first_file[q]} and {path}; "
+                                 "pooled files must hold different queries")
+            first_file[q] = path
     return LetorData(
         X=sp.vstack([p.X for p in parts]).tocsr(), y=np.concatenate([p.y for p in parts]),
         qid=np.concatenate([p.qid for p in parts]), query_ids=query_ids,
@@ -192,6 +197,14 @@ def learned_baseline_scorer(name, subsets: Subsets, split: dict, config):
         booster = train_booster("lambdarank" if name == "lambdamart" else "regression", train,
                                 valid, config)
         return lambda X_new: booster.predict(X_new, num_iteration=booster.best_iteration)
+    missing = np.flatnonzero(np.isnan(X.data)) if sp.issparse(X) else np.flatnonzero(
+        np.isnan(np.asarray(X)).ravel())
+    if missing.size:
+        row = int(np.searchsorted(X.indptr, missing[0], side="right") - 1)
+        query = split["heldout_train"][int(np.searchsorted(np.cumsum(g), row, side="right"))]
+        raise ValueError(f"feature {int(X.indices[missing[0]]) + 1} of a document of query "
+                         f"{query} is NaN (a missing value): the {name} baseline needs complete "
+                         "features; fill them, or drop it from [baselines] learned")
     if name == "coordinate_ascent":
         return fit_coordinate_ascent(X, y, g, config["evaluation"]["k"])
     from sklearn.linear_model import Ridge

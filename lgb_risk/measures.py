@@ -90,12 +90,14 @@ class Judged(NamedTuple):
 
 
 class Measure(NamedTuple):
-    """One registered measure: how to compute it per query, and what it accepts."""
+    """One registered measure: how to compute it per query, what it accepts, and the range of
+    its per-query values (``None``: unbounded on that side)."""
 
     name: str
     summary: str
     cutoff: str  # "optional" (NAME or NAME@K) or "none" (NAME only)
     compute: Callable[[Judged, int | None, Convention], np.ndarray]
+    bounds: tuple = (0.0, 1.0)
 
 
 class MeasureSpec(NamedTuple):
@@ -182,18 +184,18 @@ def _ap_ue(version):
 
 MEASURES = {m.name: m for m in (
     Measure("ndcg", "normalised discounted cumulative gain", "optional", _ndcg),
-    Measure("dcg", "discounted cumulative gain", "optional", _dcg),
+    Measure("dcg", "discounted cumulative gain", "optional", _dcg, (0.0, None)),
     Measure("err", "expected reciprocal rank", "optional", _err),
     Measure("ap", "average precision (binary relevance)", "optional", _ap),
-    Measure("sp", "sum of precisions at relevant ranks", "optional", _sp),
+    Measure("sp", "sum of precisions at relevant ranks", "optional", _sp, (0.0, None)),
     Measure("p", "precision", "optional", _p),
     Measure("recall", "recall", "optional", _recall),
     Measure("rr", "reciprocal rank of the first relevant document", "optional", _rr),
     Measure("rprec", "R-precision", "none", _rprec),
     Measure("dcg_ue1", "DCG, UE-normalised V1", "optional", _dcg_ue("v1")),
-    Measure("dcg_ue2", "DCG, UE-normalised V2", "optional", _dcg_ue("v2")),
+    Measure("dcg_ue2", "DCG, UE-normalised V2", "optional", _dcg_ue("v2"), (-1.0, 1.0)),
     Measure("ap_ue1", "SP, UE-normalised V1 (MSP^UE)", "optional", _ap_ue("v1")),
-    Measure("ap_ue2", "SP, UE-normalised V2 (MSP^UE)", "optional", _ap_ue("v2")),
+    Measure("ap_ue2", "SP, UE-normalised V2 (MSP^UE)", "optional", _ap_ue("v2"), (-1.0, 1.0)),
 )}
 
 #: Other names accepted for registered measures.

@@ -252,8 +252,13 @@ class LambdaMART:
         w = np.empty(0, np.float32)
         if weight is not None:
             w = np.asarray(weight, dtype=np.float32)
-            if w.shape != y.shape or not np.all(np.isfinite(w)) or np.any(w < 0):
-                raise ValueError(f"weights must be {y.size} finite, non-negative numbers")
+            if w.shape != y.shape:
+                raise ValueError(f"weights must hold one weight per document ({y.size}), got "
+                                 f"shape {w.shape}")
+            bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+            if bad.size:
+                raise ValueError(f"weight of document {int(bad[0])} is {float(w[bad[0]])} "
+                                 f"({bad.size} bad in all); weights must be finite and >= 0")
         table, low, high, factor = _sigmoid_table(float(self.sigmoid))
         k = self._risk_cutoff()
         constants = kernel.LambdaConstants(
@@ -359,11 +364,15 @@ class _RiskSensitive(LambdaMART):
         if not several and matrix.shape[1] != 1:
             raise ValueError(f"{name} takes one baseline, got {matrix.shape[1]} systems; select "
                              "one (BaselineStore.select(name))")
-        bad = ~np.isfinite(matrix) | (matrix < 0)
+        bad = ~np.isfinite(matrix) | (matrix < 0) | (matrix > 1)
         if bad.any():
             q = int(np.flatnonzero(bad.any(axis=1))[0])
-            raise ValueError(f"{name}: baseline value for query index {q} is "
-                             f"{float(matrix[q][bad[q]][0])}; expected a finite NDCG >= 0")
+            where = (f"query {self.query_ids[q]!r}" if self.query_ids is not None
+                     else f"query index {q}")
+            value = float(matrix[q][bad[q]][0])
+            hint = " (a percentage instead of a fraction?)" if 1 < value <= 100 else ""
+            raise ValueError(f"{name}: the baseline NDCG@{self.k} of {where} is {value}; "
+                             f"expected a finite NDCG in [0, 1]{hint}")
         return matrix
 
 
