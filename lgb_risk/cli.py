@@ -186,6 +186,12 @@ def evaluate_runs(qrels_path, run_paths, measures, *, baseline=None, alphas=DEFA
         evaluated = [_evaluate_path(path) for path in paths]
     results = dict(zip(names, evaluated))
     for name, result in results.items():
+        if result.unscored:
+            shown = ", ".join(result.unscored[:10]) + (", ..." if len(result.unscored) > 10
+                                                        else "")
+            print(f"note: run {name!r} ranks {len(result.unscored)} topic(s) the qrels do not "
+                  f"score under --convention {conv.name} ({shown}): not evaluated",
+                  file=sys.stderr)
         if result.missing:
             done = ("scored 0 and counted in the means" if conv.missing_topics == "zero" else
                     "left out of its means (--missing-topics zero counts them as 0)")
@@ -218,25 +224,53 @@ def evaluate_runs(qrels_path, run_paths, measures, *, baseline=None, alphas=DEFA
     return columns
 
 
-def risk_from_table(path, *, alphas=DEFAULT_ALPHAS, baseline=None):
-    """What ``lgb-risk risk`` prints: risk measures from a long ``system,topic,score`` CSV."""
+def risk_from_table(path, *, alphas=DEFAULT_ALPHAS, baseline=None, measure=None):
+    """What ``lgb-risk risk`` prints: risk measures from a per-topic CSV, either long
+    ``system,topic,score`` or ``lgb-risk evaluate --per-topic`` output (``run,topic,MEASURE...``,
+    one measure chosen by ``measure`` where there are several)."""
     import pandas as pd
 
     from lgb_risk.risk import risk_table
 
     if not Path(path).is_file():
         raise FileNotFoundError(f"no such file: {path}")
-    frame = pd.read_csv(path, dtype={"system": str, "topic": str})
-    expected = ["system", "topic", "score"]
-    if list(frame.columns) != expected:
-        raise ValueError(f"{path}: header must be 'system,topic,score', got "
-                         f"{','.join(map(str, frame.columns))!r}")
-    score = pd.to_numeric(frame["score"], errors="coerce")
-    bad = ~np.isfinite(score.to_numpy(dtype=np.float64))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{path}:{i + 2}: score must be a finite number, got "
-                         f"{frame['score'].iloc[i]!r}")
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a CSV table ({exc})") from None
+    columns = [str(c) for c in frame.columns]
+    if columns == ["system", "topic", "score"]:
+        score_column = "score"
+    elif columns[:2] == ["run", "topic"] and len(columns) > 2:
+        measures = columns[2:]
+        if measure is None and len(measures) > 1:
+            raise ValueError(f"{path} holds several measures ({', '.join(measures)}); choose "
+                             "one with --measure")
+        score_column = measure or measures[0]
+        if score_column not in measures:
+            raise ValueError(f"{path} has no measure {score_column!r}; it has "
+                             f"{', '.join(measures)}")
+        frame = frame.rename(columns={"run": "system"})
+    else:
+        raise ValueError(f"{path}: header must be 'system,topic,score' or 'run,topic,MEASURE,...' "
+                         f"(lgb-risk evaluate --per-topic), got {','.join(columns)!r}")
+    if frame.empty:
+        raise ValueError(f"{path}: no score row after the header")
+    values = np.empty(len(frame))
+    for i, (system, topic, text) in enumerate(zip(frame["system"], frame["topic"],
+                                                  frame[score_column])):
+        where = f"{path}:{i + 2}: system {system!r}, topic {topic!r}"
+        if not text.strip():
+            raise ValueError(f"{where}: the score is empty")
+        try:
+            values[i] = float(text)
+        except ValueError:
+            raise ValueError(f"{where}: the score must be a number, got {text!r}") from None
+        if not np.isfinite(values[i]):
+            raise ValueError(f"{where}: the score must be finite, got {text!r}")
+        if values[i] < 0:
+            raise ValueError(f"{where}: the score {text} is negative; ZRisk and GeoRisk are "
+                             "defined for effectiveness scores >= 0")
     dup = frame.duplicated(["system", "topic"])
     if dup.any():
         i = int(np.flatnonzero(dup.to_numpy())[0])
@@ -244,7 +278,7 @@ def risk_from_table(path, *, alphas=DEFAULT_ALPHAS, baseline=None):
                          f"for topic {frame['topic'].iloc[i]!r}")
     systems = list(dict.fromkeys(frame["system"]))
     topics = list(dict.fromkeys(frame["topic"]))
-    matrix = frame.assign(score=score).pivot(index="system", columns="topic", values="score")
+    matrix = frame.assign(score=values).pivot(index="system", columns="topic", values="score")
     return risk_table(matrix.loc[systems, topics], alphas, baseline)
 
 
@@ -257,7 +291,8 @@ def _cmd_evaluate(args) -> None:
 
 
 def _cmd_risk(args) -> None:
-    write_output(risk_from_table(args.scores, alphas=args.alpha, baseline=args.baseline),
+    write_output(risk_from_table(args.scores, alphas=args.alpha, baseline=args.baseline,
+                                 measure=args.measure),
                  args.format, args.output, decimals=args.decimals)
 
 
@@ -449,14 +484,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     rk = sub.add_parser(
         "risk", help="risk measures from a per-topic table (CSV: system,topic,score)",
-        description="Risk measures of every system of a per-topic table in long format with "
-        "header system,topic,score. One row per system and alpha: mean, ZRisk and GeoRisk within "
+        description="Risk measures of every system of a per-topic table: in long format with "
+        "header system,topic,score, or the output of lgb-risk evaluate --per-topic --format csv "
+        "(header run,topic,MEASURE...; --measure chooses one). One row per system and alpha: "
+        "mean, ZRisk and GeoRisk within "
         "the population of all systems ([GEO] Table 5), T*Risk against the per-topic mean, and "
         "with --baseline URisk, TRisk, its p-value, and ZRisk/GeoRisk against that single "
         "baseline ([GEO] Table 4).")
-    rk.add_argument("scores")
-    rk.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS))
+    rk.add_argument("scores", help="the per-topic CSV")
+    rk.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS),
+                    help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
     rk.add_argument("--baseline", help="a system of the table")
+    rk.add_argument("--measure", help="with evaluate --per-topic output: the measure column")
     _add_output_options(rk)
     rk.set_defaults(func=_cmd_risk)
 

@@ -1,19 +1,26 @@
-"""Training-time evaluation: ``feval`` callables for ``lightgbm.train`` (SPEC.md §1-§2).
+"""Training-time evaluation: ``feval`` callables for ``lightgbm.train`` and ``LGBMRanker``.
 
-Each factory returns ``feval(preds, eval_data) -> (name, value, is_higher_better)``, LightGBM's
-convention, usable for early stopping with ``params["metric"] = "None"``. Risk measures compare the
-per-query NDCG@k of the model with the baselines of *that* validation set, given as a mapping
-from each ``lightgbm.Dataset`` to its baselines::
+Each factory returns a callable that LightGBM's two APIs both accept:
+
+* ``lightgbm.train(..., feval=f)`` calls ``f(preds, eval_data)``;
+* ``LGBMRanker().fit(..., eval_metric=f)`` calls ``f(y_true, y_pred, weight, group)``;
+
+and it returns ``(name, value, is_higher_better)``, usable for early stopping with
+``params["metric"] = "None"``. Risk measures compare the per-query NDCG@k of the model with the
+baselines of the set being evaluated: one set's baselines directly, or a mapping from each
+``lightgbm.Dataset`` to its baselines (``lightgbm.train`` with several validation sets)::
 
     feval = risk_feval({valid: bm25_valid}, measure="urisk", alpha=5)
     lightgbm.train(params | {"metric": "None"}, train, valid_sets=[valid], feval=feval,
                    callbacks=[lightgbm.early_stopping(20)])
 
-Baselines are an array aligned to the Dataset's queries — shape (n_queries,) for one baseline,
+Baselines are an array aligned to the set's queries — shape (n_queries,) for one baseline,
 (n_queries, n_systems) for several — or a pair ``(BaselineStore, query_ids)``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -28,11 +35,29 @@ __all__ = ["metric_feval", "ndcg_feval", "risk_feval"]
 RISK_MEASURES = ("urisk", "trisk", "zrisk", "georisk")
 
 
-def _judged(preds, eval_data):
-    group = eval_data.get_group()
-    if group is None:
-        raise ValueError("the evaluation Dataset has no query groups (group=...)")
-    return Judged(eval_data.get_label(), preds, group)
+class _Feval:
+    """A named evaluation ``value(labels, preds, group, dataset)``, callable as LightGBM's
+    train-API ``feval`` and as its scikit-learn API ``eval_metric``."""
+
+    def __init__(self, name, value):
+        self.name = name
+        self.value = value
+
+    def __call__(self, preds_or_labels, data_or_preds, weight=None, group=None):
+        if hasattr(data_or_preds, "get_group"):  # lightgbm.train: (preds, Dataset)
+            dataset = data_or_preds
+            labels, preds, group = dataset.get_label(), preds_or_labels, dataset.get_group()
+            if group is None:
+                raise ValueError("the evaluation Dataset has no query groups (group=...)")
+        else:  # LGBMRanker: (y_true, y_pred, weight, group)
+            dataset, labels, preds = None, preds_or_labels, data_or_preds
+            if group is None:
+                raise ValueError(f"{self.name} needs query groups: use it with LGBMRanker "
+                                 "(eval_group=...) or lightgbm.train")
+        return self.name, float(self.value(labels, preds, group, dataset)), True
+
+    def __repr__(self):
+        return f"<feval {self.name}>"
 
 
 def metric_feval(measure="ndcg@10", *, convention=None, **overrides):
@@ -51,17 +76,22 @@ def metric_feval(measure="ndcg@10", *, convention=None, **overrides):
     Returns
     -------
     callable
-        ``feval(preds, eval_data) -> (measure, mean, True)``; queries whose value is NaN
-        (``empty="skip"``) are left out of the mean.
+        ``(preds, eval_data)`` or ``(y_true, y_pred, weight, group)`` → ``(measure, mean,
+        True)``; queries whose value is NaN (``empty="skip"``) are left out of the mean.
+
+    Examples
+    --------
+    >>> f = metric_feval("p@1")
+    >>> f([1, 0, 0, 1], [0.9, 0.1, 0.8, 0.2], None, [2, 2])  # y_true, y_pred, weight, group
+    ('p@1', 0.5, True)
     """
     spec = registry.parse(measure)
     resolve(convention, **overrides)  # refuse a bad choice now, not at the first iteration
 
-    def feval(preds, eval_data):
-        values = spec.compute(_judged(preds, eval_data), convention, **overrides)
-        return spec.text, float(np.nanmean(values)), True
+    def value(labels, preds, group, dataset):
+        return np.nanmean(spec.compute(Judged(labels, preds, group), convention, **overrides))
 
-    return feval
+    return _Feval(spec.text, value)
 
 
 def ndcg_feval(k=10, *, convention=None, label_gain=None, empty=None):
@@ -82,7 +112,7 @@ def _aligned_baselines(spec, n_queries, k):
         matrix = np.asarray(spec, dtype=np.float64)
         matrix = matrix[:, None] if matrix.ndim == 1 else matrix
     if matrix.ndim != 2 or matrix.shape[0] != n_queries:
-        raise ValueError(f"baselines cover {matrix.shape[0]} queries but the evaluation Dataset "
+        raise ValueError(f"baselines cover {matrix.shape[0]} queries but the evaluated set "
                          f"has {n_queries}")
     if not np.all(np.isfinite(matrix)):
         raise ValueError("baselines hold a non-finite value")
@@ -91,12 +121,13 @@ def _aligned_baselines(spec, n_queries, k):
 
 def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, convention=None,
                label_gain=None):
-    """``feval`` giving a risk measure of the model's NDCG@k against each set's baselines.
+    """``feval`` giving a risk measure of the model's NDCG@k against the set's baselines.
 
     Parameters
     ----------
-    baselines : Mapping[lightgbm.Dataset, array or (BaselineStore, query_ids)]
-        The baselines of every Dataset the function will be called on.
+    baselines : array, (BaselineStore, query_ids), or Mapping[lightgbm.Dataset, either]
+        The baselines of the evaluated set, aligned to its queries; a mapping gives each
+        ``lightgbm.Dataset`` its own (``lightgbm.train`` with several validation sets).
     measure : {"urisk", "trisk", "zrisk", "georisk"}
         URisk/TRisk against one baseline, or against the per-query mean of several (T*Risk);
         ZRisk/GeoRisk of the model row within the model plus all baselines ([GEO] Eqs. 6-7).
@@ -113,31 +144,41 @@ def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, convention=None,
     Returns
     -------
     callable
-        ``feval(preds, eval_data) -> (name, value, True)``, name like ``"urisk@10[a=5]"``.
+        ``(preds, eval_data)`` or ``(y_true, y_pred, weight, group)`` → ``(name, value, True)``,
+        name like ``"urisk@10[a=5]"``.
     """
     check_choice(measure, "measure", RISK_MEASURES)
     alpha = check_alpha(alpha)
     k = check_k(k)
-    name = f"{measure}@{k}[a={alpha:g}]"
     ndcg_at_k = registry.parse(f"ndcg@{k}")
     aligned = {}
 
-    def feval(preds, eval_data):
-        if eval_data not in baselines:
+    def baselines_of(dataset, n_queries):
+        if not isinstance(baselines, Mapping):
+            key = None
+        elif dataset is None:
+            raise ValueError("risk_feval got baselines by lightgbm.Dataset, but LGBMRanker "
+                             "passes no Dataset; give the evaluation set's baselines directly")
+        elif dataset not in baselines:
             raise ValueError(f"risk_feval has no baselines for this evaluation Dataset; give "
                              f"one per Dataset in valid_sets (it has {len(baselines)})")
-        model = ndcg_at_k.compute(_judged(preds, eval_data), convention, label_gain=label_gain)
-        if eval_data not in aligned:
-            aligned[eval_data] = _aligned_baselines(baselines[eval_data], model.size, k)
-        base = aligned[eval_data]
+        else:
+            key = dataset
+        if key not in aligned:
+            aligned[key] = _aligned_baselines(baselines if key is None else baselines[key],
+                                              n_queries, k)
+        return aligned[key]
+
+    def value(labels, preds, group, dataset):
+        model = ndcg_at_k.compute(Judged(labels, preds, group), convention, label_gain=label_gain)
+        base = baselines_of(dataset, model.size)
         if measure in ("zrisk", "georisk"):
             matrix = np.vstack([model, base.T])
-            fn = risk.zrisk if measure == "zrisk" else risk.georisk
-            return name, float(fn(matrix, alpha)[0]), True
+            return (risk.zrisk if measure == "zrisk" else risk.georisk)(matrix, alpha)[0]
         reference = base.mean(axis=1)
         if measure == "urisk":
-            return name, risk.urisk(model, reference, alpha), True
+            return risk.urisk(model, reference, alpha)
         result = risk.trisk_if_defined(model, reference, alpha)
-        return name, 0.0 if result is None else result.trisk, True
+        return 0.0 if result is None else result.trisk
 
-    return feval
+    return _Feval(f"{measure}@{k}[a={alpha:g}]", value)

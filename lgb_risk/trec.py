@@ -73,11 +73,14 @@ def scored_topics(judged: Judgments, convention="gdeval") -> list[str]:
 
 class TopicValues(NamedTuple):
     """Per-topic values of one run: ``values[measure][i]`` belongs to ``topics[i]``;
-    ``missing`` lists the scored topics the run lacks (scored 0 or left out, as asked)."""
+    ``missing`` lists the scored topics the run lacks (scored 0 or left out, as asked);
+    ``unscored`` the run's topics the convention does not score (absent from the qrels, or
+    without a relevant document where that is the rule)."""
 
     topics: list
     values: dict
     missing: list
+    unscored: list
 
 
 def _break_ties_by_docno(order, code, score, docno, kept) -> None:
@@ -107,6 +110,7 @@ def evaluate_columns(judged: Judgments, run: RunColumns, measures=("ndcg@20", "e
     in_run = {t.decode() for t in set(run.topic)}
     topics = [t for t in scored if t in in_run]
     missing = [t for t in scored if t not in in_run]
+    unscored = natural_topic_order(in_run.difference(scored))
     if not topics:
         raise ValueError(f"run {run.name!r} has no topic that the qrels "
                          f"{'judge' if conv.topics == 'judged' else 'give a relevant document'}")
@@ -137,7 +141,7 @@ def evaluate_columns(judged: Judgments, run: RunColumns, measures=("ndcg@20", "e
             filled[[position[t] for t in topics]] = got
             values[text] = filled
         topics = every
-    return TopicValues(topics, values, missing)
+    return TopicValues(topics, values, missing, unscored)
 
 
 def evaluate_run(qrels, run, measures=("ndcg@20", "err@20"), *, convention="gdeval",
@@ -167,7 +171,8 @@ def evaluate_run(qrels, run, measures=("ndcg@20", "err@20"), *, convention="gdev
     DataFrame
         Index ``topic`` (natural order), one column per measure, in the order given;
         ``attrs["missing_topics"]`` lists the scored topics the run lacks (scored 0 or left out
-        as the convention says).
+        as the convention says), ``attrs["unscored_topics"]`` the run's topics the convention
+        does not score.
 
     Raises
     ------
@@ -188,4 +193,5 @@ def evaluate_run(qrels, run, measures=("ndcg@20", "err@20"), *, convention="gdev
                               max_label=max_label, missing_topics=missing_topics, **overrides)
     frame = pd.DataFrame(result.values, index=pd.Index(result.topics, name="topic"))
     frame.attrs["missing_topics"] = result.missing
+    frame.attrs["unscored_topics"] = result.unscored
     return frame

@@ -51,7 +51,13 @@ def test_risk_command_json_and_output_file(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ("system,topic,value\ns1,t1,0.1\n", "header must be 'system,topic,score'"),
     ("system,topic,score\ns1,t1,0.1\ns1,t1,0.2\ns2,t1,0.3\n", ":3: system 's1' has a second"),
-    ("system,topic,score\ns1,t1,0.1\ns1,t2,abc\n", ":3: score must be a finite number"),
+    ("system,topic,score\ns1,t1,0.1\ns1,t2,abc\n",
+     ":3: system 's1', topic 't2': the score must be a number"),
+    ("system,topic,score\ns1,t1,0.1\ns1,t2,\n", ":3: system 's1', topic 't2': the score is empty"),
+    ("system,topic,score\ns1,t1,0.1\ns2,t1,-0.2\n", ":3: system 's2', topic 't1': the score -0.2 "
+                                                     "is negative"),
+    ("system,topic,score\n", "no score row after the header"),
+    ("", "not a CSV table"),
     ("system,topic,score\ns1,t1,0.1\ns1,t2,0.2\ns2,t1,0.3\n", "no score for system 's2' on "
                                                               "query 't2'"),
 ])

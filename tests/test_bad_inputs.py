@@ -1,0 +1,215 @@
+"""Bad input never passes silently: each case gets a specific error (what, where, what was
+expected) or a loud warning, and nothing is written."""
+
+import copy
+import gzip
+import inspect
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from lgb_risk import UCRO, BaselineStore, data, feval, metrics, risk, trec
+from lgb_risk.config import DEFAULTS
+from lgb_risk.data import load_letor
+from lgb_risk.experiment import Subsets, learned_baseline_scorer, load_dataset
+from tests.test_cli import run_cli
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path
+
+
+# -- LETOR / SVMlight files ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, message", [
+    ("1 qid:1 1:0.5\n0 1:0.1\n1 qid:2 1:1\n",
+     r"d.txt:2: this document has no qid: field, the file's others do"),
+    ("1 qid:1 1:0.5\n0 qid:1 1:inf\n", r"d.txt:2: feature 1 is infinite"),
+    ("1 qid:1 1:0.5\n0 qid:1 1:x\n", r"d.txt:2: feature 1 must be a number, got 'x'"),
+    ("1 qid:1 1:0.5\nbad qid:1 1:1\n", r"d.txt:2: the label must be a number, got 'bad'"),
+    ("1 qid:1 2:0.5 1:1\n", r"d.txt:1: feature indices must increase along a line; 1 comes "
+                            r"after 2"),
+    ("1 qid:1 0:0.5\n", r"d.txt:1: feature index must be a whole number >= 1, got '0'"),
+    ("1 qid:1 1:0.5\n2.5 qid:1 1:1\n", r"d.txt:2: label 2.5; expected a whole number >= 0"),
+    ("", r"d.txt: no document in the file"),
+    ("# only a comment\n\n", r"d.txt: no document in the file"),
+    ("1 qid:1 1:1\n0 qid:2 1:1\n1 qid:1 1:0\n", r"d.txt:3: the documents of query 1 are not"),
+])
+def test_malformed_letor_files_name_the_line(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message):
+        load_letor(_write(tmp_path / "d.txt", text))
+
+
+def test_stray_feature_index_is_refused_or_warned(tmp_path):
+    path = _write(tmp_path / "d.txt", "1 qid:1 1:0.5 2:1\n0 qid:1 1:0.1 50000000:1.0\n")
+    with pytest.raises(ValueError, match=r"d.txt:2: feature index 50000000 exceeds n_features=2"):
+        load_letor(path, n_features=2)
+    with pytest.warns(UserWarning, match=r"d.txt:2: feature index 50000000 is more than 10 "
+                                         r"times any other in the file \(next: 2\)"):
+        load_letor(path)
+    normal = _write(tmp_path / "ok.txt", "1 qid:1 1:0.5 2000:1\n0 qid:1 1:0.1 1990:1\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_letor(normal).X.shape == (2, 2000)
+
+
+def test_comment_only_lines_do_not_shift_document_ids(tmp_path):
+    path = _write(tmp_path / "d.txt", "# exported 2026-11-22\n1 qid:1 1:0.5 # docid = a\n"
+                                      "\n0 qid:1 1:0.1 # docid = b\n")
+    loaded = load_letor(path)
+    assert loaded.docids.tolist() == ["a", "b"] and loaded.y.tolist() == [1, 0]
+
+
+def test_query_file_problems_name_the_line(tmp_path):
+    path = _write(tmp_path / "d.txt", "1 1:0.5\n0 1:0.1\n")
+    _write(tmp_path / "d.txt.query", "2\n0\n")
+    with pytest.raises(ValueError, match=r"d.txt.query:2: expected one query size \(a whole "
+                                         r"number >= 1\), got '0'"):
+        load_letor(path)
+    _write(tmp_path / "d.txt.query", "3\n")
+    with pytest.raises(ValueError, match=r"query sizes add up to 3, the data file has 2"):
+        load_letor(path)
+
+
+def test_non_utf8_comment_names_the_line(tmp_path):
+    path = tmp_path / "d.txt"
+    path.write_bytes(b"1 qid:1 1:0.5 # docid = a\n0 qid:1 1:0.1 # docid = \xe9t\xe9\n")
+    with pytest.raises(ValueError, match=r"d.txt:2: not UTF-8 text"):
+        load_letor(path)
+
+
+def test_gzip_file_given_as_run_names_the_file(tmp_path):
+    path = tmp_path / "run.txt.gz"
+    path.write_bytes(gzip.compress(b"1 Q0 d 1 1.0 r\n" * 50))
+    with pytest.raises(ValueError, match=r"run.txt.gz:1: not UTF-8 text"):
+        data.read_run_columns(path)
+
+
+def test_query_ids_reused_across_pooled_files(tmp_path):
+    fold = tmp_path / "Fold1"
+    fold.mkdir()
+    _write(fold / "train.txt", "1 qid:1 1:0.5\n0 qid:2 1:0.1\n")
+    _write(fold / "vali.txt", "1 qid:3 1:0.5\n")
+    _write(fold / "test.txt", "1 qid:2 1:0.5\n")
+    config = copy.deepcopy(DEFAULTS)
+    config["data"].update({"source": "letor", "path": str(tmp_path), "n_features": 1})
+    with pytest.raises(ValueError, match=r"query id 2 appears in both .*train.txt and "
+                                         r".*test.txt"):
+        load_dataset(config)
+
+
+# -- baselines ------------------------------------------------------------------------------------
+
+def test_baselines_outside_the_measures_range_are_refused():
+    labels, scores, group = np.array([1, 0, 2, 0]), np.array([0.3, 0.1, 0.2, 0.4]), [2, 2]
+    objective = UCRO(alpha=5, baseline=[55.0, 0.4], query_ids=["q1", "q2"])
+    with pytest.raises(ValueError, match=r"baseline NDCG@10 of query 'q1' is 55.0; expected a "
+                                         r"finite NDCG in \[0, 1\] \(a percentage"):
+        objective.gradients(scores, labels, group)
+    with pytest.raises(ValueError, match=r"baseline 'bm25' has ndcg@10 = 1.5 for query 'q2', "
+                                         r"outside \[0.0, 1.0\]"):
+        BaselineStore(pd.DataFrame({"bm25": [0.5, 1.5]}, index=["q1", "q2"]))
+    # DCG is not bounded by 1; other ranges are given explicitly
+    assert BaselineStore(pd.DataFrame({"bm25": [3.5]}, index=["q1"]), "dcg").table.size == 1
+    store = BaselineStore(pd.DataFrame({"x": [-0.5]}, index=["q1"]), bounds=(-1.0, 1.0))
+    assert store.table.iloc[0, 0] == -0.5
+
+
+def test_nan_in_the_baseline_feature_names_the_query():
+    X = sp.csr_matrix(np.array([[1.0, 0.2], [np.nan, 0.1], [0.5, 0.3]]))
+    with pytest.raises(ValueError, match=r"feature 1 is nan for a document of query 'b'"):
+        BaselineStore.from_feature(X, [1, 0, 1], [1, 2], ["a", "b"], feature=1)
+
+
+def test_nan_feature_under_the_ridge_baseline_names_feature_and_query():
+    X = sp.csr_matrix(np.array([[1.0, 0.2], [0.4, np.nan], [0.5, 0.3], [0.1, 0.1]]))
+    letor = data.LetorData(X=X, y=np.array([1, 0, 1, 0]), qid=np.array([5, 5, 6, 6]),
+                           query_ids=np.array([5, 6]), group=np.array([2, 2]), docids=None)
+    split = {"heldout_train": ["5", "6"], "heldout_valid": ["6"]}
+    with pytest.raises(ValueError, match=r"feature 2 of a document of query 5 is NaN .* the "
+                                         r"ridge baseline needs complete features"):
+        learned_baseline_scorer("ridge", Subsets(letor), split, {})
+
+
+def test_corrupt_saved_store_is_named(tmp_path):
+    store = BaselineStore(pd.DataFrame({"bm25": [0.5, 0.25]}, index=["q1", "q2"]))
+    path = tmp_path / "b.csv"
+    store.save(path)
+    path.write_text(path.read_text().replace("0.25", "0.2x5"))
+    with pytest.raises(ValueError, match=r"b.csv:3: column 'bm25' holds '0.2x5', not a number"):
+        BaselineStore.load(path)
+    (tmp_path / "b.csv.meta.json").write_text("{not json")
+    with pytest.raises(ValueError, match=r"b.csv.meta.json: not JSON"):
+        BaselineStore.load(path)
+
+
+# -- parameters -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("alpha", ["5", True, None, [1.0]])
+def test_alpha_must_be_a_number(alpha):
+    with pytest.raises(ValueError, match="alpha must be a number >= 0"):
+        risk.urisk([0.5, 0.4], [0.3, 0.6], alpha)
+    with pytest.raises(ValueError, match="alpha must be a number >= 0"):
+        feval.risk_feval([0.5], alpha=alpha)
+
+
+def test_bad_weights_are_named_by_position():
+    labels, scores, group = np.array([1, 0, 2, 0]), np.zeros(4), [2, 2]
+    for weight, message in (([1, 1, np.nan, 1], r"weight of document 2 is nan"),
+                            ([1, -1, 1, 1], r"weight of document 1 is -1.0")):
+        with pytest.raises(ValueError, match=message):
+            UCRO(alpha=1, baseline=[0.5, 0.5]).gradients(scores, labels, group, weight)
+
+
+def test_label_gain_error_names_the_users_position():
+    """The position is the document's place in the input, not in the ranking."""
+    labels, scores = np.array([0, 1, 3, 0]), np.array([0.1, 0.9, 0.5, 0.7])
+    with pytest.raises(ValueError, match=r"label 3 at position 2 has no entry in label_gain"):
+        metrics.ndcg(labels, scores, [4], 3, label_gain=[0, 1, 3])
+
+
+# -- command line ---------------------------------------------------------------------------------
+
+def test_output_into_a_missing_folder_names_it_and_writes_nothing(tmp_path):
+    target = tmp_path / "absent" / "out.csv"
+    code, out, err = run_cli("risk", "tests/data/geo_table3.csv", "-o", target)
+    assert code == 2 and "the folder" in err and str(tmp_path / "absent") in err
+    assert not (tmp_path / "absent").exists()
+
+
+def test_run_topics_the_qrels_do_not_score_are_said(tmp_path):
+    qrels = _write(tmp_path / "q.txt", "1 0 a 1\n1 0 b 0\n")
+    run = _write(tmp_path / "r.txt", "1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n9 Q0 c 1 1.0 x\n")
+    code, _, err = run_cli("evaluate", qrels, run, "--measures", "ndcg@10")
+    assert code == 0 and "ranks 1 topic(s) the qrels do not score" in err and "(9)" in err
+    frame = trec.evaluate_run(data.read_qrels(qrels), data.read_run(run), ["ndcg@10"])
+    assert frame.attrs["unscored_topics"] == ["9"]
+
+
+# -- fevals in LightGBM's scikit-learn API --------------------------------------------------------
+
+def test_fevals_work_as_lgbmranker_eval_metric():
+    lgb = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(0)
+    group = np.full(40, 10)
+    X = rng.normal(size=(400, 5))
+    y = np.clip((X[:, 0] + rng.normal(scale=0.5, size=400)).round().astype(int), 0, 3)
+    valid_X, valid_y = X[200:], y[200:]
+    bm25 = metrics.ndcg(valid_y, valid_X[:, 1], group[20:], 10)
+    ranker = lgb.LGBMRanker(n_estimators=5, verbose=-1, min_child_samples=5)
+    evaluated = ({"eval_X": (valid_X,), "eval_y": (valid_y,)}
+                 if "eval_X" in inspect.signature(ranker.fit).parameters
+                 else {"eval_set": [(valid_X, valid_y)]})  # lightgbm >= 4.7 / before
+    ranker.fit(X[:200], y[:200], group=group[:20], **evaluated, eval_group=[group[20:]],
+               eval_at=[10],
+               eval_metric=[feval.ndcg_feval(10), feval.risk_feval(bm25, alpha=5)])
+    results = ranker.evals_result_["valid_0"]
+    preds = ranker.predict(valid_X, raw_score=True)
+    want = metrics.ndcg(valid_y, preds, group[20:], 10).mean()
+    assert results["ndcg@10"][-1] == pytest.approx(want, abs=1e-12)
+    assert results["urisk@10[a=5]"][-1] == pytest.approx(
+        risk.urisk(metrics.ndcg(valid_y, preds, group[20:], 10), bm25, 5), abs=1e-12)
