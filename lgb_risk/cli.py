@@ -103,8 +103,13 @@ def write_output(table, fmt: str, out: str | None, decimals: int = 6) -> None:
     else:
         cells = [[_cell(v, decimals, "-") for v in row] for row in rows]
         widths = [max([len(n), *(len(r[i]) for r in cells)]) for i, n in enumerate(names)]
-        lines = [" ".join(n.rjust(w) for n, w in zip(names, widths))]
-        lines += [" ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells]
+        text_column = [all(isinstance(row[i], str) for row in rows) for i in range(len(names))]
+
+        def aligned(values):
+            return " ".join(v.ljust(w) if left else v.rjust(w)
+                            for v, w, left in zip(values, widths, text_column)).rstrip()
+
+        lines = [aligned(names)] + [aligned(r) for r in cells]
         text = "\n".join(lines) + "\n"
     if out is None:
         sys.stdout.write(text)
@@ -151,9 +156,10 @@ def _evaluate_path(path):
 
 def evaluate_runs(qrels_path, run_paths, measures, *, baseline=None, alphas=DEFAULT_ALPHAS,
                   per_topic=False, max_label=4, convention="gdeval", missing_topics=None,
-                  jobs=1) -> dict:
+                  jobs=1, layout="wide") -> dict:
     """What ``lgb-risk evaluate`` prints, as a mapping of column name to values (see the
-    command's help)."""
+    command's help): per topic, or a summary in the ``wide`` layout (one row per run) or the
+    ``long`` one (one row per run, measure and α)."""
     for m in measures:
         registry.parse(m)
     conv = resolve(convention, missing_topics=missing_topics)
@@ -205,16 +211,23 @@ def evaluate_runs(qrels_path, run_paths, measures, *, baseline=None, alphas=DEFA
             columns[m] = np.concatenate([r.values[m] for r in results.values()])
         return columns
 
-    columns = {"run": names, "topics": [len(results[n].topics) for n in names],
-               "missing": [len(results[n].missing) for n in names]}
-    for m in measures:
-        columns[m] = [results[n].values[m].mean() for n in names]
+    counts = {"topics": [len(results[n].topics) for n in names],
+              "missing": [len(results[n].missing) for n in names]}
+    means = {m: [results[n].values[m].mean() for n in names] for m in measures}
+    risks = {}
     if len(names) < 2:
         print("note: risk measures need at least two runs; printing means only", file=sys.stderr)
-        return columns
-    for m in measures:
+    for m in (measures if len(names) > 1 else []):
+        if registry.parse(m).measure.bounds[0] is None or registry.parse(m).measure.bounds[0] < 0:
+            print(f"note: no risk measures for {m}: its values can be negative, and ZRisk and "
+                  "GeoRisk are defined for effectiveness >= 0", file=sys.stderr)
+            continue
         matrix, _ = _per_topic_matrix(results, m)
-        rows = risk_rows(matrix, names, alphas, baseline)
+        risks[m] = risk_rows(matrix, names, alphas, baseline)
+    if layout == "long":
+        return _long_summary(names, counts, means, risks)
+    columns = {"run": names, **counts, **means}
+    for m, rows in risks.items():
         for alpha in dict.fromkeys(row["alpha"] for row in rows):
             block = {row["system"]: row for row in rows if row["alpha"] == alpha}
             for field in rows[0]:
@@ -222,6 +235,25 @@ def evaluate_runs(qrels_path, run_paths, measures, *, baseline=None, alphas=DEFA
                     columns[f"{m}_{field}_a{_alpha_label(alpha)}"] = [block[n][field]
                                                                       for n in names]
     return columns
+
+
+def _long_summary(names, counts, means, risks) -> dict:
+    """One row per run and measure (and α, with risk measures): a table that fits a terminal."""
+    rows = []
+    for m, values in means.items():
+        for i, name in enumerate(names):
+            base = {"run": name, "measure": m, "topics": counts["topics"][i],
+                    "missing": counts["missing"][i], "mean": values[i]}
+            if m not in risks:
+                rows.append(base)
+                continue
+            for row in risks[m]:
+                if row["system"] == name:
+                    rows.append({**base, **{k: v for k, v in row.items()
+                                            if k not in ("system", "mean")},
+                                 "alpha": _alpha_label(row["alpha"])})
+    fields = list(dict.fromkeys(field for row in rows for field in row))
+    return {f: [row.get(f, np.nan) for row in rows] for f in fields}
 
 
 def risk_from_table(path, *, alphas=DEFAULT_ALPHAS, baseline=None, measure=None):
@@ -286,7 +318,8 @@ def _cmd_evaluate(args) -> None:
     table = evaluate_runs(args.qrels, args.runs, args.measures, baseline=args.baseline,
                           alphas=args.alpha, per_topic=args.per_topic, max_label=args.max_label,
                           convention=args.convention, missing_topics=args.missing_topics,
-                          jobs=args.jobs)
+                          jobs=args.jobs,
+                          layout=args.layout or ("long" if args.format == "table" else "wide"))
     write_output(table, args.format, args.output, decimals=args.decimals)
 
 
@@ -437,15 +470,19 @@ def _cmd_run(args, stop_after=None) -> None:
 
 
 def _add_output_options(parser) -> None:
-    parser.add_argument("--format", choices=FORMATS, default="table")
+    parser.add_argument("--format", choices=FORMATS, default="table",
+                        help="table (aligned text, default), csv or json (a list of records)")
     parser.add_argument("--decimals", type=_decimals, default=6,
                         help="digits after the decimal point (default 6; 17 keeps every double)")
     parser.add_argument("-o", "--output", help="write to this file instead of standard output")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from lgb_risk import __version__
+
     parser = argparse.ArgumentParser(prog="lgb-risk", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"lgb-risk {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     ev = sub.add_parser(
@@ -459,7 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--baseline, URisk, TRisk and its p-value and the single-baseline ZRisk and GeoRisk. "
         "Columns are named MEASURE_RISK_aALPHA, e.g. err@20_urisk_a1. Baseline columns are "
         "empty on the baseline's own row.")
-    ev.add_argument("qrels")
+    ev.add_argument("qrels", help="TREC qrels file (QID ITERATION DOCNO GRADE)")
     ev.add_argument("runs", nargs="+", metavar="RUN", help="run files, named by file name")
     ev.add_argument("--measures", nargs="+", default=["ndcg@20", "err@20"],
                     help="NAME or NAME@K with NAME in "
@@ -476,6 +513,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS),
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
     ev.add_argument("--per-topic", action="store_true", help="one row per run and topic")
+    ev.add_argument("--layout", choices=("long", "wide"),
+                    help="summary layout: long, one row per run, measure and alpha (default for "
+                    "--format table), or wide, one row per run with MEASURE_RISK_aALPHA columns "
+                    "(default for csv and json)")
     ev.add_argument("--max-label", type=int, default=4, help="ERR's highest grade (default 4)")
     ev.add_argument("--jobs", type=_positive_int, default=1,
                     help="runs read and evaluated in parallel processes (default 1)")
@@ -536,7 +577,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="kind of relevance model trained on --relevance-data")
     ac.add_argument("--grades", type=_positive_int, help="number of grades G (default: highest "
                     "label + 1)")
-    ac.add_argument("--measure", choices=("dcg", "err"), default="dcg")
+    ac.add_argument("--measure", choices=("dcg", "err"), default="dcg",
+                    help="the measure to estimate (default dcg)")
     ac.add_argument("--k", type=_cutoff, default=10, help="cut-off, or 'all' (default 10)")
     ac.add_argument("--budget", nargs="+", type=_positive_float, required=True,
                     help="labelling budget(s) in mean-query costs")
@@ -555,7 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     dm = sub.add_parser("demo", help="write a small synthetic TREC collection and evaluate it")
     dm.add_argument("--out", help="folder for the collection (default: a new temporary folder)")
-    dm.add_argument("--seed", type=int, default=0)
+    dm.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     dm.set_defaults(func=_cmd_demo)
     return parser
 

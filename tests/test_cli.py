@@ -5,6 +5,7 @@ import json
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -173,3 +174,53 @@ def test_evaluate_jobs_and_missing_topics(tmp_path, collection):
     per_topic = pd.read_csv(io.StringIO(out), dtype={"topic": str}).set_index("topic")
     assert code == 0 and per_topic.loc[first_topic, "ndcg@20"] == 0.0
     assert "scored 0 and counted" in err
+
+
+def test_every_option_has_help_and_version_is_printed():
+    parser = cli.build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    undocumented = [(name, action.dest) for name, sub in commands.items()
+                    for action in sub._actions if action.help is None]
+    assert undocumented == []
+    import subprocess
+    import sys
+
+    for command in ([sys.executable, "-m", "lgb_risk", "--version"],):
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        assert done.stdout.strip().startswith("lgb-risk ")
+
+
+def test_evaluate_layouts(collection):
+    """The terminal table is long (one row per run, measure and alpha); csv is wide by default;
+    both hold the same numbers."""
+    qrels, runs = collection
+    code, table, _ = run_cli("evaluate", qrels, *runs, "--alpha", 1, 5, "--baseline", "run1")
+    assert code == 0 and max(len(line) for line in table.splitlines()) < 150
+    _, long_csv, _ = run_cli("evaluate", qrels, *runs, "--alpha", 1, 5, "--baseline", "run1",
+                             "--layout", "long", "--format", "csv", "--decimals", 17)
+    _, wide_csv, _ = run_cli("evaluate", qrels, *runs, "--alpha", 1, 5, "--baseline", "run1",
+                             "--format", "csv", "--decimals", 17)
+    long = pd.read_csv(io.StringIO(long_csv), dtype={"alpha": str})
+    wide = pd.read_csv(io.StringIO(wide_csv)).set_index("run")
+    assert len(long) == len(runs) * 2 * 2  # runs x measures x alphas
+    for row in long.itertuples():
+        assert row.zrisk == wide.loc[row.run, f"{row.measure}_zrisk_a{row.alpha}"]
+        assert row.mean == wide.loc[row.run, row.measure]
+
+
+def test_per_topic_output_is_accepted_by_risk(tmp_path, collection):
+    """evaluate --per-topic --format csv feeds lgb-risk risk, at full precision when asked."""
+    qrels, runs = collection
+    per_topic = tmp_path / "per_topic.csv"
+    assert run_cli("evaluate", qrels, *runs, "--per-topic", "--format", "csv", "--decimals", 17,
+                   "-o", per_topic)[0] == 0
+    code, out, err = run_cli("risk", per_topic, "--format", "csv", "--alpha", 1)
+    assert code == 2 and "choose one with --measure" in err
+    code, out, _ = run_cli("risk", per_topic, "--measure", "err@20", "--format", "csv",
+                           "--alpha", 1, "--decimals", 17)
+    from_risk = pd.read_csv(io.StringIO(out)).set_index("system")
+    _, wide_csv, _ = run_cli("evaluate", qrels, *runs, "--alpha", 1, "--format", "csv",
+                             "--decimals", 17)
+    wide = pd.read_csv(io.StringIO(wide_csv)).set_index("run")
+    np.testing.assert_array_equal(from_risk["georisk"],
+                                  wide.loc[from_risk.index, "err@20_georisk_a1"])
