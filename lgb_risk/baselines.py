@@ -1,4 +1,4 @@
-"""A store of per-query baseline effectiveness, keyed by query id (SPEC.md §5).
+"""A store of per-query baseline effectiveness, keyed by query id.
 
 A :class:`BaselineStore` holds one column per named baseline system and one row per query id,
 together with the measure (name and cut-off k) the values were computed with. Risk-sensitive

@@ -18,7 +18,7 @@ A configuration has these tables (every key optional unless marked; defaults in 
     [evaluation]
     k = 10                                # NDCG@k: risk state, early stopping and report
 
-    [split]                               # SPEC §6
+    [split]                               # the protocol of [GEO] §6.1
     seed = 2016
     heldout = 0.2                         # fraction held out to train the learned baselines
     folds = 5

@@ -421,7 +421,7 @@ def load_letor(path, *, n_features=None) -> LetorData:
     --------
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.txt"
-    >>> _ = path.write_text("2 qid:7 1:0.5 2:1 # docid = a\n0 qid:7 1:0.1 # docid = b\n")
+    >>> _ = path.write_text("2 qid:7 1:0.5 2:1 # docid = a\\n0 qid:7 1:0.1 # docid = b\\n")
     >>> data = load_letor(path)
     >>> data.X.shape, data.group.tolist(), data.docids.tolist()
     ((2, 2), [2], ['a', 'b'])

@@ -1,4 +1,8 @@
-"""The papers' experimental protocol, resumable and parallel ([GEO] §6.1; SPEC.md §6).
+"""The papers' experimental protocol, resumable and parallel ([GEO] §6.1, [TR] §6).
+
+[GEO] Dinçer, Macdonald, Ounis. Risk-sensitive evaluation and learning to rank using multiple
+      baselines. SIGIR 2016. [TR] the same authors, Hypothesis testing for the risk-sensitive
+      evaluation of retrieval systems. SIGIR 2014.
 
 Stages, each written to the output folder as it completes:
 
@@ -86,7 +90,7 @@ def minimum_queries(config) -> int:
 
 
 def make_split(query_ids, config) -> dict:
-    """SPEC §6 split of the query ids (strings), seeded; see the module docstring."""
+    """The protocol's split of the query ids (strings), seeded; see the module docstring."""
     split = config["split"]
     ids = np.array([str(q) for q in query_ids])
     need = minimum_queries(config)

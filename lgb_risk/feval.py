@@ -96,7 +96,13 @@ def metric_feval(measure="ndcg@10", *, convention=None, **overrides):
 
 def ndcg_feval(k=10, *, convention=None, label_gain=None, empty=None):
     """``feval`` giving mean NDCG@k: :func:`metric_feval` of ``ndcg@k``
-    (``convention="lightgbm"`` reproduces LightGBM's built-in ``ndcg`` metric)."""
+    (``convention="lightgbm"`` reproduces LightGBM's built-in ``ndcg`` metric).
+
+    Examples
+    --------
+    >>> ndcg_feval(1)([2, 0, 0, 1], [0.2, 0.1, 0.4, 0.3], None, [2, 2])
+    ('ndcg@1', 0.5, True)
+    """
     return metric_feval(f"ndcg@{check_k(k)}", convention=convention, label_gain=label_gain,
                         empty=empty)
 
@@ -146,6 +152,12 @@ def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, convention=None,
     callable
         ``(preds, eval_data)`` or ``(y_true, y_pred, weight, group)`` → ``(name, value, True)``,
         name like ``"urisk@10[a=5]"``.
+
+    Examples
+    --------
+    >>> f = risk_feval([0.5, 1.0], measure="urisk", alpha=5, k=1)  # BM25's NDCG@1 per query
+    >>> f([2, 0, 0, 1], [0.2, 0.1, 0.4, 0.3], None, [2, 2])  # y_true, y_pred, weight, group
+    ('urisk@1[a=5]', -2.75, True)
     """
     check_choice(measure, "measure", RISK_MEASURES)
     alpha = check_alpha(alpha)

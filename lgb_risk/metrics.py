@@ -1,4 +1,4 @@
-"""Per-query effectiveness measures, vectorised over all queries (SPEC.md §1 and §7).
+"""Per-query effectiveness measures, vectorised over all queries.
 
 Every measure takes flat ``labels`` and ``scores`` (one entry per document) and ``group``
 (LightGBM's query sizes, in order) and returns one value per query as a float64 array.
@@ -33,6 +33,13 @@ overrides that one choice. Without a convention the defaults below apply.
     (gdeval), 2 for LETOR 4.0.
 
 ``k=None`` means the whole list.
+
+References
+----------
+[AE]  Sawade, Bickel, von Oertzen, Scheffer, Landwehr. Active evaluation of ranking functions
+      based on graded relevance. Machine Learning 92, 2013 (ERR as its Eq. 2).
+[UE]  Feng, Karmaker. Towards query-specific expected value normalization of IR evaluation
+      metrics (upper/expected normalisation, Eqs. 4-7), 2023.
 """
 
 from __future__ import annotations
@@ -59,6 +66,9 @@ def gains(labels: np.ndarray, label_gain=None) -> np.ndarray:
     ``label_gain[l]`` for a table (LightGBM's parameter).
 
     Raises ValueError for a label with no entry in ``label_gain``.
+
+    >>> gains(np.array([0, 1, 2])).tolist(), gains(np.array([0, 1, 2]), "linear").tolist()
+    ([0.0, 1.0, 3.0], [0.0, 1.0, 2.0])
     """
     if label_gain is None or (isinstance(label_gain, str) and label_gain == "exponential"):
         return np.exp2(labels.astype(np.float64)) - 1.0
@@ -243,7 +253,11 @@ def dcg(labels, scores, group, k=10, *, convention=None, ties=None, label_gain=N
 
 def ideal_dcg(labels, group, k=10, *, convention=None, label_gain=None,
               discount=None) -> np.ndarray:
-    """DCG@k of the ideal ranking (labels sorted descending) of every query: IDCG@k."""
+    """DCG@k of the ideal ranking (labels sorted descending) of every query: IDCG@k.
+
+    >>> ideal_dcg([0, 1, 2], [3], k=3).round(4).tolist()  # 3 / log2(2) + 1 / log2(3)
+    [3.6309]
+    """
     conv = resolve(convention, label_gain=label_gain, discount=discount)
     y = check_labels(labels)
     g = check_group(group, y.size)
@@ -382,9 +396,6 @@ def _per_query_ratio(numerator, denominator, empty):
 def sum_precision(labels, scores, group, k=10, *, convention=None, ties=None) -> np.ndarray:
     """SP@k = ``sum_{r <= k} P@r * rel_r`` with binary relevance (label > 0) ([UE] Eq. 4).
 
-    [UE] is Feng & Karmaker (2023), "Towards query-specific expected value normalization of IR
-    evaluation metrics".
-
     >>> sum_precision([1, 0, 2], [0.3, 0.2, 0.1], [3], k=3).tolist()
     [1.6666666666666665]
     """
@@ -499,12 +510,17 @@ def expected_dcg(labels, group, k=10, *, convention=None, label_gain=None,
 
 
 def expected_sum_precision(labels, group, k=10, *, exact=True) -> np.ndarray:
-    """E[SP@k] under a uniformly random permutation of each query (SPEC §7).
+    """E[SP@k] under a uniformly random permutation of each query ([UE] §6.4).
 
     Exact: ``sum_{r <= min(k, n)} (R/n) (1 + (r - 1)(R - 1)/(n - 1)) / r`` for R relevant
     (label > 0) of n documents. ``exact=False`` gives [UE]'s approximation ``k (R/n)**2``, which
     assumes P@r and rel_r independent ([UE] §6.4.1, stated for n > k; here with ``min(k, n)``
     in place of k, since positions beyond the list contribute nothing).
+
+    >>> expected_sum_precision([1, 0, 1, 0], [4], k=2).round(4).tolist()
+    [0.8333]
+    >>> expected_sum_precision([1, 0, 1, 0], [4], k=2, exact=False).tolist()
+    [0.5]
     """
     y = check_labels(labels)
     g = check_group(group, y.size)
@@ -522,12 +538,17 @@ def expected_sum_precision(labels, group, k=10, *, exact=True) -> np.ndarray:
 
 
 def ue_normalise(value, ideal, expected, version="v2") -> np.ndarray:
-    """Upper/expected (UE) normalisation of a metric ([UE] Eqs. 5-6; SPEC §7).
+    """Upper/expected (UE) normalisation of a metric ([UE] Eqs. 5-6).
 
     With A the metric, IUB its ideal value and REB its expectation under a random permutation:
     ``V1 = (A / IUB) * A / (A + REB)``;
     ``V2 = (A - REB) / (IUB - REB)`` if ``A >= REB`` else ``(A - REB) / REB``.
     Wherever a denominator is 0 the result is 0.
+
+    >>> ue_normalise([0.6], [1.0], [0.4]).round(4).tolist()  # V2: (0.6 - 0.4) / (1 - 0.4)
+    [0.3333]
+    >>> ue_normalise([0.6], [1.0], [0.4], "v1").round(4).tolist()  # (0.6 / 1) * 0.6 / (0.6 + 0.4)
+    [0.36]
     """
     check_choice(version, "version", ("v1", "v2"))
     a, iub, reb = (np.asarray(v, dtype=np.float64) for v in (value, ideal, expected))

@@ -461,6 +461,16 @@ class TSARO(UCRO):
     alpha, k, baseline, query_ids, norm_includes_risk, sigmoid, lambdarank_truncation_level, \
 lambdarank_norm, label_gain, exact_sigmoid
         As :class:`UCRO`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgb_risk import LambdaMART
+    >>> labels, scores, group = np.array([2, 0, 0, 1]), np.array([0.2, 0.1, 0.4, 0.3]), [2, 2]
+    >>> plain, _ = LambdaMART().gradients(scores, labels, group)
+    >>> risky, _ = TSARO(alpha=5, baseline=[0.9, 0.1]).gradients(scores, labels, group)
+    >>> (np.abs(risky) / np.abs(plain)).astype(float).round(2).tolist()  # query 1 is below
+    [2.35, 2.35, 1.0, 1.0]
     """
 
     paper_name = "T-SARO"
@@ -554,6 +564,17 @@ class TStarFARO(TFARO):
     alpha, k, query_ids, se_update, norm_includes_risk, sigmoid, lambdarank_truncation_level, \
 lambdarank_norm, label_gain, exact_sigmoid
         As :class:`TSARO`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgb_risk import LambdaMART
+    >>> labels, scores, group = np.array([2, 0, 0, 1]), np.array([0.2, 0.1, 0.4, 0.3]), [2, 2]
+    >>> plain, _ = LambdaMART().gradients(scores, labels, group)
+    >>> baselines = [[0.9, 0.5], [0.1, 0.3]]  # two baselines, per query
+    >>> risky, _ = TStarFARO(alpha=5, baselines=baselines).gradients(scores, labels, group)
+    >>> bool(np.all(np.abs(risky) >= np.abs(plain)))
+    True
     """
 
     paper_name = "T*-FARO"
@@ -600,6 +621,17 @@ class GeoRisk(_RiskSensitive):
     alpha, k, query_ids, norm_includes_risk, sigmoid, lambdarank_truncation_level, \
 lambdarank_norm, label_gain, exact_sigmoid
         As :class:`UCRO`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgb_risk import LambdaMART
+    >>> labels, scores, group = np.array([2, 0, 0, 1]), np.array([0.2, 0.1, 0.4, 0.3]), [2, 2]
+    >>> plain, _ = LambdaMART().gradients(scores, labels, group)
+    >>> baselines = [[0.9, 0.5], [0.1, 0.3]]
+    >>> risky, _ = GeoRisk(alpha=5, baselines=baselines).gradients(scores, labels, group)
+    >>> bool(np.all(np.sign(risky) == np.sign(plain)))  # same directions, other weights
+    True
     """
 
     paper_name = "GeoRisk"

@@ -35,7 +35,11 @@ __all__ = ["evaluate_run", "evaluate_columns", "Judgments", "judgments", "TopicV
 
 
 def natural_topic_order(topics) -> list[str]:
-    """Topics sorted numerically where they are numbers (``"9" < "10"``), as strings otherwise."""
+    """Topics sorted numerically where they are numbers (``"9" < "10"``), as strings otherwise.
+
+    >>> natural_topic_order(["10", "9", "b", "a"])
+    ['9', '10', 'a', 'b']
+    """
     return sorted(set(topics), key=lambda t: (0, int(t), "") if t.isdigit() else (1, 0, t))
 
 

@@ -26,6 +26,9 @@ are left out of the sampling and the estimate is scaled by m'/m (m' the other qu
 queries have v(x) = 0, q* would never draw them, which breaks consistency; a uniform share of
 1e-3 is then mixed in (``uniform_mix``), with a warning. The standard error is the delta-method
 one of importance sampling, sqrt(Σ w_j² (L_j − R̂)²) / Σ w_j (an extension: the paper gives none).
+
+[AE] Sawade, Bickel, von Oertzen, Scheffer, Landwehr. Active evaluation of ranking functions
+     based on graded relevance. Machine Learning 92, 2013.
 """
 
 from __future__ import annotations
