@@ -156,13 +156,13 @@ def _evaluate_path(path):
 
 def evaluate_runs(qrels_path, run_paths, measures, *, baseline=None, alphas=DEFAULT_ALPHAS,
                   per_topic=False, max_label=4, convention="gdeval", missing_topics=None,
-                  jobs=1, layout="wide") -> dict:
+                  gain=None, jobs=1, layout="wide") -> dict:
     """What ``lgb-risk evaluate`` prints, as a mapping of column name to values (see the
     command's help): per topic, or a summary in the ``wide`` layout (one row per run) or the
     ``long`` one (one row per run, measure and α)."""
     for m in measures:
         registry.parse(m)
-    conv = resolve(convention, missing_topics=missing_topics)
+    conv = resolve(convention, missing_topics=missing_topics, label_gain=gain)
     paths = [Path(p) for p in run_paths]
     names = [data.run_name(p) for p in paths]
     if baseline is not None and baseline not in names:
@@ -318,7 +318,7 @@ def _cmd_evaluate(args) -> None:
     table = evaluate_runs(args.qrels, args.runs, args.measures, baseline=args.baseline,
                           alphas=args.alpha, per_topic=args.per_topic, max_label=args.max_label,
                           convention=args.convention, missing_topics=args.missing_topics,
-                          jobs=args.jobs,
+                          gain=args.gain, jobs=args.jobs,
                           layout=args.layout or ("long" if args.format == "table" else "wide"))
     write_output(table, args.format, args.output, decimals=args.decimals)
 
@@ -506,6 +506,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the tool whose conventions to follow (default gdeval): gain, "
                     "discount, ties, empty and short queries, AP's denominator, which topics "
                     "count; see the README's table")
+    ev.add_argument("--gain", choices=("exponential", "linear"),
+                    help="override the convention's gain of a grade g: 2**g - 1 or g")
     ev.add_argument("--missing-topics", choices=("skip", "zero"),
                     help="a topic the qrels score but a run lacks: left out of the run's means "
                     "(skip, the tools' default) or scored 0 (zero, their -c)")

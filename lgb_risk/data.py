@@ -227,6 +227,15 @@ def read_run(path):
     ------
     ValueError
         As :func:`read_run_columns`; the message names the file and line.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "bm25.txt"
+    >>> _ = path.write_text("151 Q0 doc-a 1 12.5 bm25\\n151 Q0 doc-b 2 11.0 bm25\\n")
+    >>> run = read_run(path)
+    >>> run.attrs["name"], run["docno"].tolist(), run["score"].tolist()
+    ('bm25', ['doc-a', 'doc-b'], [12.5, 11.0])
     """
     import pandas as pd
 

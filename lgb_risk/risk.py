@@ -308,6 +308,15 @@ def risk_table(scores, alphas=(0.0, 1.0, 5.0, 10.0), baseline: str | None = None
         per-query mean of all systems, [GEO] Table 6), then with a baseline ``urisk, trisk,
         trisk_p, zrisk_baseline, georisk_baseline`` ([GEO] Table 4). Baseline columns are empty
         (NaN) on the baseline's own row, and TRisk is empty where it is undefined (SE = 0).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> scores = pd.DataFrame([[0.5, 0.2, 0.9], [0.4, 0.3, 0.6]], index=["model", "bm25"],
+    ...                       columns=["q1", "q2", "q3"])
+    >>> table = risk_table(scores, alphas=[5], baseline="bm25")
+    >>> table[["system", "urisk", "georisk"]].round(4).to_dict("list")
+    {'system': ['model', 'bm25'], 'urisk': [-0.0667, nan], 'georisk': [0.4602, 0.44]}
     """
     import pandas as pd
 
@@ -316,8 +325,14 @@ def risk_table(scores, alphas=(0.0, 1.0, 5.0, 10.0), baseline: str | None = None
         system, query = bad[bad].index[0]
         raise ValueError(f"no score for system {system!r} on query {query!r}; every system needs "
                          "a score on every query")
-    return pd.DataFrame(risk_rows(scores.to_numpy(dtype=np.float64), list(scores.index), alphas,
-                                  baseline))
+    matrix = scores.to_numpy(dtype=np.float64)
+    negative = np.argwhere(matrix < 0)
+    if negative.size:
+        i, j = negative[0]
+        raise ValueError(f"the score of system {scores.index[i]!r} on query {scores.columns[j]!r} "
+                         f"is {matrix[i, j]}; ZRisk and GeoRisk are defined for effectiveness "
+                         ">= 0")
+    return pd.DataFrame(risk_rows(matrix, list(scores.index), alphas, baseline))
 
 
 def risk_rows(matrix: np.ndarray, systems: list, alphas=(0.0, 1.0, 5.0, 10.0),

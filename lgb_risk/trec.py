@@ -182,6 +182,19 @@ def evaluate_run(qrels, run, measures=("ndcg@20", "err@20"), *, convention="gdev
     ------
     ValueError
         An unknown measure, or a run with no topic the convention scores.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> qrels = pd.DataFrame({"topic": ["1", "1", "2"], "docno": ["a", "b", "c"],
+    ...                       "grade": [2, 0, 1]})
+    >>> run = pd.DataFrame({"topic": ["1", "1", "2"], "docno": ["a", "b", "c"],
+    ...                     "score": [0.5, 0.9, 0.3]})
+    >>> evaluate_run(qrels, run, ["ndcg@10", "p@1", "rr"]).round(4)
+           ndcg@10  p@1   rr
+    topic
+    1       0.6309  0.0  0.5
+    2       1.0000  1.0  1.0
     """
     import pandas as pd
 

@@ -213,3 +213,10 @@ def test_fevals_work_as_lgbmranker_eval_metric():
     assert results["ndcg@10"][-1] == pytest.approx(want, abs=1e-12)
     assert results["urisk@10[a=5]"][-1] == pytest.approx(
         risk.urisk(metrics.ndcg(valid_y, preds, group[20:], 10), bm25, 5), abs=1e-12)
+
+
+def test_negative_score_in_a_risk_table_names_system_and_query():
+    scores = pd.DataFrame([[0.5, -0.2], [0.4, 0.3]], index=["model", "bm25"],
+                          columns=["q1", "q2"])
+    with pytest.raises(ValueError, match=r"system 'model' on query 'q2' is -0.2"):
+        risk.risk_table(scores, alphas=[1])

@@ -224,3 +224,17 @@ def test_per_topic_output_is_accepted_by_risk(tmp_path, collection):
     wide = pd.read_csv(io.StringIO(wide_csv)).set_index("run")
     np.testing.assert_array_equal(from_risk["georisk"],
                                   wide.loc[from_risk.index, "err@20_georisk_a1"])
+
+
+def test_evaluate_convention_and_gain_override(collection):
+    qrels, runs = collection
+    code, out, _ = run_cli("evaluate", qrels, runs[0], "--convention", "trec_eval", "--gain",
+                           "exponential", "--per-topic", "--format", "csv", "--decimals", 17,
+                           "--measures", "ndcg@10", "ap")
+    printed = pd.read_csv(io.StringIO(out), dtype={"topic": str}).set_index("topic")
+    from lgb_risk import data, trec
+
+    direct = trec.evaluate_run(data.read_qrels(qrels), data.read_run(runs[0]), ["ndcg@10", "ap"],
+                               convention="trec_eval", label_gain="exponential")
+    assert code == 0 and list(printed.index) == list(direct.index)
+    np.testing.assert_array_equal(printed[["ndcg@10", "ap"]].to_numpy(), direct.to_numpy())
