@@ -117,9 +117,9 @@ def write_output(table, fmt: str, out: str | None, decimals: int = 6) -> None:
         atomic_write_text(out, text)
 
 
-def _per_topic_matrix(results: dict, measure: str) -> tuple[np.ndarray, list]:
-    """Runs × topics values of one measure, and the topics; every run must cover the same
-    topics."""
+def _per_topic_matrix(results: dict, measure: str) -> np.ndarray:
+    """Runs × topics values of one measure (topics in natural order); every run must cover the
+    same topics."""
     topic_sets = {name: set(r.topics) for name, r in results.items()}
     union = set().union(*topic_sets.values())
     for name, topics in topic_sets.items():
@@ -136,7 +136,7 @@ def _per_topic_matrix(results: dict, measure: str) -> tuple[np.ndarray, list]:
     for r in results.values():
         position = {t: i for i, t in enumerate(r.topics)}
         rows.append(r.values[measure][[position[t] for t in order]])
-    return np.vstack(rows), order
+    return np.vstack(rows)
 
 
 _TASK = None
@@ -218,12 +218,12 @@ def evaluate_runs(qrels_path, run_paths, measures, *, baseline=None, alphas=DEFA
     if len(names) < 2:
         print("note: risk measures need at least two runs; printing means only", file=sys.stderr)
     for m in (measures if len(names) > 1 else []):
-        if registry.parse(m).measure.bounds[0] is None or registry.parse(m).measure.bounds[0] < 0:
+        low = registry.parse(m).measure.bounds[0]
+        if low is None or low < 0:
             print(f"note: no risk measures for {m}: its values can be negative, and ZRisk and "
                   "GeoRisk are defined for effectiveness >= 0", file=sys.stderr)
             continue
-        matrix, _ = _per_topic_matrix(results, m)
-        risks[m] = risk_rows(matrix, names, alphas, baseline)
+        risks[m] = risk_rows(_per_topic_matrix(results, m), names, alphas, baseline)
     if layout == "long":
         return _long_summary(names, counts, means, risks)
     columns = {"run": names, **counts, **means}

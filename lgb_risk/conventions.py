@@ -109,7 +109,6 @@ CHOICES = {
     "empty": ("zero", "one", "skip"),
     "short": ("available", "zero"),
     "ap_denominator": ("relevant", "capped"),
-    "relevance_level": "a whole number >= 1",
     "score_dtype": ("float64", "float32"),
     "topics": ("relevant", "judged"),
     "missing_topics": ("skip", "zero"),
@@ -141,13 +140,13 @@ def resolve(convention, **given) -> Convention:
     base = get(convention)
     changes = {name: value for name, value in given.items() if value is not None}
     for name, value in changes.items():
-        if name not in CHOICES:
-            raise TypeError(f"{name!r} is not a convention keyword")
-        if name == "label_gain" and not isinstance(value, str):
-            continue
         if name == "relevance_level":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"relevance_level must be a whole number >= 1, got {value!r}")
+            continue
+        if name not in CHOICES:
+            raise TypeError(f"{name!r} is not a convention keyword")
+        if name == "label_gain" and not isinstance(value, str):
             continue
         if value not in CHOICES[name]:
             raise ValueError(f"{name} must be one of {list(CHOICES[name])}, got {value!r}")

@@ -158,6 +158,22 @@ _RUN_NUMERIC = {"RANK": (int, "an integer"), "SCORE": (_finite_float, "a finite 
 _QRELS_NUMERIC = {"GRADE": (int, "an integer")}
 
 
+def _read_trec(path, layout: str, numeric: dict, what: str):
+    """Topics and docnos (bytes) and the numeric columns of a TREC file, fast path first."""
+    p = os.fspath(path)
+    if not os.path.isfile(p):
+        raise FileNotFoundError(f"no such file: {p}")
+    fast = _fast_columns(p, layout)
+    if fast is not None:
+        table, topic, docno = fast
+        values = {name: table[name.lower()] for name in numeric}
+    else:
+        topic, docno, lists, _ = _exact_columns(p, layout, numeric, what)
+        values = {name: np.array(column) for name, column in lists.items()}
+    _refuse_duplicates(p, layout, numeric, topic, docno, what)
+    return topic, docno, values
+
+
 def read_run_columns(path) -> RunColumns:
     """Read a TREC run file (``QID Q0 DOCNO RANK SCORE RUNID`` per line) as columns.
 
@@ -170,18 +186,9 @@ def read_run_columns(path) -> RunColumns:
         A line without six fields, a non-numeric or non-finite score, a non-integer rank, a
         document repeated within a topic, text that is not UTF-8, or an empty file.
     """
-    p = os.fspath(path)
-    if not os.path.isfile(p):
-        raise FileNotFoundError(f"no such file: {p}")
-    fast = _fast_columns(p, _RUN_LAYOUT)
-    if fast is not None:
-        table, topic, docno = fast
-        rank, score = table["rank"], table["score"]
-    else:
-        topic, docno, values, _ = _exact_columns(p, _RUN_LAYOUT, _RUN_NUMERIC, "run")
-        rank, score = np.array(values["RANK"], np.int64), np.array(values["SCORE"])
-    _refuse_duplicates(p, _RUN_LAYOUT, _RUN_NUMERIC, topic, docno, "run")
-    return RunColumns(topic, docno, rank, score, run_name(path))
+    topic, docno, values = _read_trec(path, _RUN_LAYOUT, _RUN_NUMERIC, "run")
+    return RunColumns(topic, docno, values["RANK"].astype(np.int64),
+                      values["SCORE"].astype(np.float64), run_name(path))
 
 
 def read_qrels_columns(path) -> QrelsColumns:
@@ -193,18 +200,8 @@ def read_qrels_columns(path) -> QrelsColumns:
         A line without four fields, a non-integer grade, a document judged twice for a topic,
         text that is not UTF-8, or an empty file; the message names the file and line.
     """
-    p = os.fspath(path)
-    if not os.path.isfile(p):
-        raise FileNotFoundError(f"no such file: {p}")
-    fast = _fast_columns(p, _QRELS_LAYOUT)
-    if fast is not None:
-        table, topic, docno = fast
-        grade = table["grade"]
-    else:
-        topic, docno, values, _ = _exact_columns(p, _QRELS_LAYOUT, _QRELS_NUMERIC, "qrels")
-        grade = np.array(values["GRADE"], np.int64)
-    _refuse_duplicates(p, _QRELS_LAYOUT, _QRELS_NUMERIC, topic, docno, "qrels")
-    return QrelsColumns(topic, docno, grade)
+    topic, docno, values = _read_trec(path, _QRELS_LAYOUT, _QRELS_NUMERIC, "qrels")
+    return QrelsColumns(topic, docno, values["GRADE"].astype(np.int64))
 
 
 def _decoded(values, path) -> list[str]:

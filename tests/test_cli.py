@@ -238,3 +238,13 @@ def test_evaluate_convention_and_gain_override(collection):
                                convention="trec_eval", label_gain="exponential")
     assert code == 0 and list(printed.index) == list(direct.index)
     np.testing.assert_array_equal(printed[["ndcg@10", "ap"]].to_numpy(), direct.to_numpy())
+
+
+def test_evaluate_ue_measures_skip_risk_where_values_can_be_negative(collection):
+    qrels, runs = collection
+    code, out, err = run_cli("evaluate", qrels, *runs, "--measures", "ndcg@10", "dcg_ue2@10",
+                             "ap_ue1@10", "--format", "csv")
+    table = pd.read_csv(io.StringIO(out))
+    assert code == 0 and "no risk measures for dcg_ue2@10" in err
+    assert "ap_ue1@10_zrisk_a1" in table and not any(c.startswith("dcg_ue2@10_")
+                                                      for c in table.columns)
