@@ -116,7 +116,11 @@ CHOICES = {
 
 
 def get(convention) -> Convention:
-    """The :class:`Convention` named ``convention`` (None: the library's defaults)."""
+    """The :class:`Convention` named ``convention`` (None: the library's defaults).
+
+    >>> get("letor4").discount, get(None).name
+    ('letor', 'default')
+    """
     if convention is None:
         return DEFAULT
     if isinstance(convention, Convention):

@@ -21,6 +21,9 @@ def run_name(path) -> str:
 
     TREC run files often carry the same RUNID in every file (the TREC 2012 baselines all say
     ``indri``), so runs are named by file.
+
+    >>> run_name("runs/rm_cata-filtered.txt")
+    'rm_cata-filtered'
     """
     return Path(path).stem if Path(path).suffix else Path(path).name
 
@@ -185,6 +188,15 @@ def read_run_columns(path) -> RunColumns:
     ValueError
         A line without six fields, a non-numeric or non-finite score, a non-integer rank, a
         document repeated within a topic, text that is not UTF-8, or an empty file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "bm25.txt"
+    >>> _ = path.write_text("151 Q0 doc-a 1 12.5 bm25\\n151 Q0 doc-b 2 11.0 bm25\\n")
+    >>> run = read_run_columns(path)
+    >>> run.docno, run.score.tolist()
+    ([b'doc-a', b'doc-b'], [12.5, 11.0])
     """
     topic, docno, values = _read_trec(path, _RUN_LAYOUT, _RUN_NUMERIC, "run")
     return RunColumns(topic, docno, values["RANK"].astype(np.int64),
@@ -199,6 +211,14 @@ def read_qrels_columns(path) -> QrelsColumns:
     ValueError
         A line without four fields, a non-integer grade, a document judged twice for a topic,
         text that is not UTF-8, or an empty file; the message names the file and line.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("151 0 doc-a 2\\n")
+    >>> read_qrels_columns(path).grade.tolist()
+    [2]
     """
     topic, docno, values = _read_trec(path, _QRELS_LAYOUT, _QRELS_NUMERIC, "qrels")
     return QrelsColumns(topic, docno, values["GRADE"].astype(np.int64))
@@ -256,6 +276,14 @@ def read_qrels(path):
     ------
     ValueError
         As :func:`read_qrels_columns`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("151 0 doc-a 2\\n151 0 doc-b -2\\n")
+    >>> read_qrels(path)["grade"].tolist()
+    [2, -2]
     """
     import pandas as pd
 
@@ -494,6 +522,16 @@ def read_pool_scores(path, pool: LetorData) -> np.ndarray:
     lines as the pool has documents; or a TREC run (``QID Q0 DOCNO RANK SCORE RUNID``), matched to
     the pool by query id and the document ids of the pool file's comments, its documents the run
     lacks getting NaN.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> pool = "1 qid:7 1:0.5 # docid = a\\n0 qid:7 1:0.1 # docid = b\\n"
+    >>> _ = (folder / "pool.txt").write_text(pool)
+    >>> _ = (folder / "run.txt").write_text("7 Q0 b 1 2.0 r\\n")
+    >>> read_pool_scores(folder / "run.txt", load_letor(folder / "pool.txt")).tolist()
+    [nan, 2.0]
     """
     first = next(_lines(path), (0, []))[1]
     if len(first) == 6 and first[1] == "Q0":

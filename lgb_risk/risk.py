@@ -337,7 +337,13 @@ def risk_table(scores, alphas=(0.0, 1.0, 5.0, 10.0), baseline: str | None = None
 
 def risk_rows(matrix: np.ndarray, systems: list, alphas=(0.0, 1.0, 5.0, 10.0),
               baseline: str | None = None) -> list[dict]:
-    """:func:`risk_table`'s rows from a finite systems × queries matrix and the systems' names."""
+    """:func:`risk_table`'s rows from a finite systems × queries matrix and the systems' names.
+
+    >>> rows = risk_rows(np.array([[0.5, 0.2, 0.9], [0.4, 0.3, 0.6]]), ["model", "bm25"],
+    ...                  alphas=[1], baseline="bm25")
+    >>> rows[0]["system"], round(rows[0]["urisk"], 4)
+    ('model', 0.0667)
+    """
     if baseline is not None and baseline not in systems:
         raise ValueError(f"baseline {baseline!r} is not among the systems "
                          f"{', '.join(map(str, systems))}")
@@ -370,6 +376,9 @@ def trisk_if_defined(system, baseline, alpha=1.0) -> TRiskResult | None:
     """:func:`trisk`, or None where TRisk is undefined (fewer than 2 queries or every x_q equal).
 
     For tables and training-time monitoring, where one undefined value must not stop the rest.
+
+    >>> trisk_if_defined([0.5, 0.5], [0.4, 0.4]) is None  # every x_q equal: SE = 0
+    True
     """
     x = risk_deltas(system, baseline, alpha)
     return trisk(system, baseline, alpha) if x.size > 1 and np.ptp(x) > 0 else None

@@ -56,7 +56,14 @@ class Judgments(NamedTuple):
 
 
 def judgments(qrels: QrelsColumns) -> Judgments:
-    """:class:`Judgments` from :func:`lgb_risk.data.read_qrels_columns`' columns."""
+    """:class:`Judgments` from :func:`lgb_risk.data.read_qrels_columns`' columns.
+
+    >>> from lgb_risk.data import QrelsColumns
+    >>> qrels = QrelsColumns([b"1", b"1", b"2"], [b"a", b"b", b"c"], np.array([2, -2, 0]))
+    >>> judged = judgments(qrels)
+    >>> judged.grade_of[(b"1", b"b")], sorted(judged.relevant)  # spam (-2) counts as 0
+    (0, [b'1'])
+    """
     grades = np.maximum(np.asarray(qrels.grade, dtype=np.int64), 0).tolist()
     grade_of = dict(zip(zip(qrels.topic, qrels.docno), grades))
     by_topic: dict = {}
@@ -69,7 +76,13 @@ def judgments(qrels: QrelsColumns) -> Judgments:
 
 def scored_topics(judged: Judgments, convention="gdeval") -> list[str]:
     """The qrels' topics a convention scores, in natural order: with a grade > 0
-    (``topics="relevant"``) or every judged topic (``"judged"``)."""
+    (``topics="relevant"``) or every judged topic (``"judged"``).
+
+    >>> from lgb_risk.data import QrelsColumns
+    >>> judged = judgments(QrelsColumns([b"1", b"2"], [b"a", b"c"], np.array([2, 0])))
+    >>> scored_topics(judged, "gdeval"), scored_topics(judged, "trec_eval")
+    (['1'], ['1', '2'])
+    """
     conv = resolve(convention)
     topics = judged.pool if conv.topics == "judged" else judged.relevant
     return natural_topic_order(t.decode() for t in topics)
@@ -107,7 +120,15 @@ def evaluate_columns(judged: Judgments, run: RunColumns, measures=("ndcg@20", "e
                      convention="gdeval", max_label: int = 4, missing_topics=None,
                      **overrides) -> TopicValues:
     """:func:`evaluate_run` on columns (:func:`judgments` of the qrels, and
-    :func:`lgb_risk.data.read_run_columns`), returning :class:`TopicValues`."""
+    :func:`lgb_risk.data.read_run_columns`), returning :class:`TopicValues`.
+
+    >>> from lgb_risk.data import QrelsColumns, RunColumns
+    >>> judged = judgments(QrelsColumns([b"1", b"1"], [b"a", b"b"], np.array([2, 0])))
+    >>> run = RunColumns([b"1", b"1"], [b"b", b"a"], np.array([1, 2]), np.array([0.9, 0.5]), "r")
+    >>> result = evaluate_columns(judged, run, ["p@1", "rr"])
+    >>> result.topics, {name: values.tolist() for name, values in result.values.items()}
+    (['1'], {'p@1': [0.0], 'rr': [0.5]})
+    """
     specs = [registry.parse(m) for m in measures]
     conv = resolve(convention, missing_topics=missing_topics, **overrides)
     scored = scored_topics(judged, conv)

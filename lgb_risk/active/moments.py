@@ -50,6 +50,11 @@ def check_probabilities(P, n_docs: int | None = None) -> np.ndarray:
     """Validate a grade-probability matrix (n_docs × G): finite, >= 0, rows summing to 1.
 
     Rows within 1e-6 of 1 are renormalised; anything else is an error naming the document.
+
+    Examples
+    --------
+    >>> check_probabilities([[0.5, 0.5], [0.9, 0.1]]).shape
+    (2, 2)
     """
     probs = np.asarray(P, dtype=np.float64)
     if probs.ndim != 2 or probs.shape[1] < 2:

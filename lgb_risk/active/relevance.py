@@ -73,6 +73,15 @@ def relevance_probabilities(X_train, y_train, X_pool, n_grades, *, kind="multicl
     Returns
     -------
     ndarray, shape (n_pool_documents, n_grades)
+
+    Examples
+    --------
+    >>> X = np.array([[0.1], [0.9], [0.2], [0.8], [0.15], [0.85]] * 5)
+    >>> y = np.array([0, 1, 0, 1, 0, 1] * 5)
+    >>> P = relevance_probabilities(X, y, X[:2], 2, num_boost_round=5,
+    ...                             params={"min_data_in_leaf": 1, "verbose": -1})
+    >>> P.shape, bool(P[1, 1] > P[0, 1])  # the second document more likely relevant
+    ((2, 2), True)
     """
     labels = _training_labels(y_train, n_grades)
     if kind not in ("multiclass", "ordinal"):

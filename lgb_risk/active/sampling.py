@@ -118,6 +118,11 @@ def predicted_mse_ratio(v, cost) -> float:
 
     (E √(vλ))² / (E v · E λ) over the queries that can be drawn (λ > 0): ≤ 1 by Cauchy-Schwarz,
     1 when v ∝ λ; 1 − ratio is the labelling saved at equal accuracy (MSE ∝ 1/Λ).
+
+    Examples
+    --------
+    >>> predicted_mse_ratio(np.array([1.0, 4.0]), np.array([1.0, 1.0]))
+    0.9
     """
     v = np.asarray(v, dtype=np.float64)
     lam = np.asarray(cost, dtype=np.float64)
@@ -141,6 +146,13 @@ def sampling_distribution(P, scores, group, cost, measure="dcg", k=10, *, scores
     v : ndarray, shape (n_queries,)
     target : float
         R_θ (or Δ_θ), the pool value the model expects.
+
+    Examples
+    --------
+    >>> P = np.array([[0.5, 0.5], [0.9, 0.1], [0.2, 0.8]])  # grade probabilities, 3 documents
+    >>> q, v, target = sampling_distribution(P, [0.3, 0.2, 0.1], [2, 1], [1.0, 1.0], "dcg", k=2)
+    >>> q.round(4).tolist(), round(target, 4)
+    ([0.5676, 0.4324], 0.6815)
     """
     lam = np.asarray(cost, dtype=np.float64)
     options = {"measure": measure, "k": k, "label_gain": label_gain, "max_label": max_label,
@@ -186,6 +198,12 @@ def sample_queries(q, cost, budget, rng, *, charge_repeats=False, max_draws=None
         The distinct queries labelled, in labelling order.
     spent : float
         Labelling cost spent (never above ``budget``).
+
+    Examples
+    --------
+    >>> draws, labelled, spent = sample_queries([0.5, 0.5], [1.0, 1.0], 3, np.random.default_rng(0))
+    >>> sorted(labelled.tolist()), float(spent)
+    ([0, 1], 2.0)
     """
     q = np.asarray(q, dtype=np.float64)
     lam = np.asarray(cost, dtype=np.float64)
@@ -222,6 +240,11 @@ def estimate(values, weights, *, normalise=True):
 
     ``weights`` are p(x)/q(x) of the draws. Self-normalised (default): Σ w L / Σ w with SE
     sqrt(Σ w² (L − R̂)²) / Σ w; unnormalised: mean of w L with its sample standard error.
+
+    Examples
+    --------
+    >>> estimate(np.array([1.0, 3.0]), np.array([1.0, 3.0]), normalise=False)
+    (5.0, 4.0)
     """
     values = np.asarray(values, dtype=np.float64)
     w = np.asarray(weights, dtype=np.float64)
@@ -259,6 +282,12 @@ def measure_values(labels, scores, group, measure="dcg", k=10, *, label_gain=Non
 
     The realised counterpart of :func:`~lgb_risk.active.metric_moments`' E[L]: the same
     measure, cut-off, gains and ties, computed by :mod:`lgb_risk.metrics`.
+
+    Examples
+    --------
+    >>> measure_values(np.array([1, 0, 1]), np.array([0.3, 0.2, 0.1]), np.array([2, 1]), "dcg",
+    ...                k=2).tolist()
+    [1.0, 1.0]
     """
     y = np.asarray(labels)
     s = np.asarray(scores, dtype=np.float64)
@@ -296,6 +325,14 @@ def simulate(P, scores, group, labels, budgets, *, repetitions=1000, measure="dc
         One row per method and budget: truth, mean_abs_error, abs_error_sd, sq_error (mean),
         wrong_sign (share of estimates whose sign differs from the truth's), draws (mean),
         predicted_ratio (active against passive, from the model), repetitions.
+
+    Examples
+    --------
+    >>> P = np.array([[0.5, 0.5], [0.9, 0.1], [0.2, 0.8]])
+    >>> frame = simulate(P, np.array([0.3, 0.2, 0.1]), np.array([2, 1]), np.array([1, 0, 1]), [2],
+    ...                  repetitions=20, k=2, seed=0)
+    >>> frame["method"].tolist()
+    ['passive', 'active', 'active uniD', 'active uniC']
     """
     probs = check_probabilities(P)
     s1 = np.asarray(scores, dtype=np.float64)
