@@ -320,6 +320,12 @@ def _cmd_evaluate(args) -> None:
                           convention=args.convention, missing_topics=args.missing_topics,
                           gain=args.gain, jobs=args.jobs,
                           layout=args.layout or ("long" if args.format == "table" else "wide"))
+    if args.columns:
+        unknown = [c for c in args.columns if c not in table]
+        if unknown:
+            raise ValueError(f"--columns: no column {unknown[0]!r}; the table has "
+                             f"{', '.join(table)}")
+        table = {c: table[c] for c in args.columns}
     write_output(table, args.format, args.output, decimals=args.decimals)
 
 
@@ -515,6 +521,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS),
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
     ev.add_argument("--per-topic", action="store_true", help="one row per run and topic")
+    ev.add_argument("--columns", nargs="+", metavar="COLUMN",
+                    help="print only these columns, in this order (e.g. run measure alpha mean "
+                    "georisk trisk_p)")
     ev.add_argument("--layout", choices=("long", "wide"),
                     help="summary layout: long, one row per run, measure and alpha (default for "
                     "--format table), or wide, one row per run with MEASURE_RISK_aALPHA columns "

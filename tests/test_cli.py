@@ -248,3 +248,12 @@ def test_evaluate_ue_measures_skip_risk_where_values_can_be_negative(collection)
     assert code == 0 and "no risk measures for dcg_ue2@10" in err
     assert "ap_ue1@10_zrisk_a1" in table and not any(c.startswith("dcg_ue2@10_")
                                                       for c in table.columns)
+
+
+def test_evaluate_chosen_columns(collection):
+    qrels, runs = collection
+    code, out, _ = run_cli("evaluate", qrels, *runs, "--alpha", 5, "--columns", "run", "measure",
+                           "mean", "georisk")
+    assert code == 0 and out.splitlines()[0].split() == ["run", "measure", "mean", "georisk"]
+    code, _, err = run_cli("evaluate", qrels, *runs, "--columns", "run", "geo")
+    assert code == 2 and "--columns: no column 'geo'" in err
