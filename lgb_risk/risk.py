@@ -373,7 +373,9 @@ def risk_rows(matrix: np.ndarray, systems: list, alphas=(0.0, 1.0, 5.0, 10.0),
 
 
 def trisk_if_defined(system, baseline, alpha=1.0) -> TRiskResult | None:
-    """:func:`trisk`, or None where TRisk is undefined (fewer than 2 queries or every x_q equal).
+    """:func:`trisk`, or None where TRisk is undefined (fewer than 2 queries, or a standard
+    deviation of the x_q that is 0 in floating point: every x_q equal, or differences that
+    underflow).
 
     For tables and training-time monitoring, where one undefined value must not stop the rest.
 
@@ -381,7 +383,7 @@ def trisk_if_defined(system, baseline, alpha=1.0) -> TRiskResult | None:
     True
     """
     x = risk_deltas(system, baseline, alpha)
-    return trisk(system, baseline, alpha) if x.size > 1 and np.ptp(x) > 0 else None
+    return trisk(system, baseline, alpha) if x.size > 1 and x.std(ddof=1) > 0 else None
 
 
 def _trisk_or_nan(system, baseline, alpha) -> float:
