@@ -26,14 +26,9 @@ from lgb_risk import data, trec
 from lgb_risk import measures as registry
 from lgb_risk._io import atomic_write_text
 from lgb_risk.conventions import CONVENTIONS, resolve
-from lgb_risk.risk import risk_rows
 
 FORMATS = ("table", "csv", "json")
 DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
-
-
-def _alpha_label(alpha: float) -> str:
-    return f"{alpha:g}"
 
 
 def _nonnegative_float(text: str) -> float:
@@ -117,209 +112,50 @@ def write_output(table, fmt: str, out: str | None, decimals: int = 6) -> None:
         atomic_write_text(out, text)
 
 
-def _per_topic_matrix(results: dict, measure: str) -> np.ndarray:
-    """Runs × topics values of one measure (topics in natural order); every run must cover the
-    same topics."""
-    topic_sets = {name: set(r.topics) for name, r in results.items()}
-    union = set().union(*topic_sets.values())
-    for name, topics in topic_sets.items():
-        missing = union - topics
-        if missing:
-            shown = ", ".join(trec.natural_topic_order(missing)[:10])
-            raise ValueError(
-                f"run {name!r} has no ranking for topic(s) {shown} that other runs have; risk "
-                "measures compare runs topic by topic, so every run must cover the same topics "
-                "(--missing-topics zero scores a missing topic 0)"
-            )
-    order = trec.natural_topic_order(union)
-    rows = []
-    for r in results.values():
-        position = {t: i for i, t in enumerate(r.topics)}
-        rows.append(r.values[measure][[position[t] for t in order]])
-    return np.vstack(rows)
-
-
-_TASK = None
-
-
-def _set_task(task) -> None:
-    """The judgments and options every run is evaluated with (set once per worker process)."""
-    global _TASK
-    _TASK = task
-
-
-def _evaluate_path(path):
-    judged, measures, conv, max_label = _TASK
-    return trec.evaluate_columns(judged, data.read_run_columns(path), measures, convention=conv,
-                                 max_label=max_label)
-
-
-def evaluate_runs(qrels_path, run_paths, measures, *, baseline=None, alphas=DEFAULT_ALPHAS,
-                  per_topic=False, max_label=4, convention="gdeval", missing_topics=None,
-                  gain=None, jobs=1, layout="wide") -> dict:
-    """What ``lgb-risk evaluate`` prints, as a mapping of column name to values (see the
-    command's help): per topic, or a summary in the ``wide`` layout (one row per run) or the
-    ``long`` one (one row per run, measure and α)."""
-    for m in measures:
-        registry.parse(m)
-    conv = resolve(convention, missing_topics=missing_topics, label_gain=gain)
-    paths = [Path(p) for p in run_paths]
+def _evaluate(args) -> dict:
+    """What ``lgb-risk evaluate`` prints, as a mapping of column name to values; notes on
+    standard error."""
+    paths, baseline = list(args.runs), args.baseline
     names = [data.run_name(p) for p in paths]
     if baseline is not None and baseline not in names:
         if not Path(baseline).is_file():
             raise ValueError(f"--baseline {baseline!r} is neither one of the runs "
                              f"({', '.join(names)}) nor a run file")
-        paths.append(Path(baseline))
-        names.append(data.run_name(baseline))
-        baseline = names[-1]
-    duplicated = {n for n in names if names.count(n) > 1}
-    if duplicated:
-        raise ValueError(f"two runs share the name {sorted(duplicated)[0]!r} (runs are named by "
-                         "file name without extension); rename one")
-    judged = trec.judgments(data.read_qrels_columns(qrels_path))
-    task = (judged, measures, conv, max_label)
-    if jobs > 1 and len(paths) > 1:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with ProcessPoolExecutor(min(jobs, len(paths)), mp_context=context,
-                                 initializer=_set_task, initargs=(task,)) as pool:
-            evaluated = list(pool.map(_evaluate_path, paths))
-    else:
-        _set_task(task)
-        evaluated = [_evaluate_path(path) for path in paths]
-    results = dict(zip(names, evaluated))
+        paths.append(baseline)
+        baseline = data.run_name(baseline)
+    conv = resolve(args.convention, missing_topics=args.missing_topics, label_gain=args.gain)
+    results = trec.evaluate_files(args.qrels, paths, args.measures, convention=conv,
+                                  max_label=args.max_label, jobs=args.jobs)
     for name, result in results.items():
         if result.unscored:
-            shown = ", ".join(result.unscored[:10]) + (", ..." if len(result.unscored) > 10
-                                                        else "")
             print(f"note: run {name!r} ranks {len(result.unscored)} topic(s) the qrels do not "
-                  f"score under --convention {conv.name} ({shown}): not evaluated",
-                  file=sys.stderr)
+                  f"score under --convention {conv.name} ({_shown(result.unscored)}): not "
+                  "evaluated", file=sys.stderr)
         if result.missing:
             done = ("scored 0 and counted in the means" if conv.missing_topics == "zero" else
                     "left out of its means (--missing-topics zero counts them as 0)")
-            shown = ", ".join(result.missing[:10]) + (", ..." if len(result.missing) > 10 else "")
             print(f"note: run {name!r} has no ranking for {len(result.missing)} topic(s) the "
-                  f"qrels score ({shown}): {done}", file=sys.stderr)
-    if per_topic:
-        columns = {"run": [n for n, r in results.items() for _ in r.topics],
-                   "topic": [t for r in results.values() for t in r.topics]}
-        for m in measures:
-            columns[m] = np.concatenate([r.values[m] for r in results.values()])
-        return columns
-
-    counts = {"topics": [len(results[n].topics) for n in names],
-              "missing": [len(results[n].missing) for n in names]}
-    means = {m: [results[n].values[m].mean() for n in names] for m in measures}
-    risks = {}
-    if len(names) < 2:
+                  f"qrels score ({_shown(result.missing)}): {done}", file=sys.stderr)
+    if args.per_topic:
+        return trec.per_topic_table(results, args.measures)
+    if len(results) < 2:
         print("note: risk measures need at least two runs; printing means only", file=sys.stderr)
-    for m in (measures if len(names) > 1 else []):
-        low = registry.parse(m).measure.bounds[0]
-        if low is None or low < 0:
-            print(f"note: no risk measures for {m}: its values can be negative, and ZRisk and "
-                  "GeoRisk are defined for effectiveness >= 0", file=sys.stderr)
-            continue
-        risks[m] = risk_rows(_per_topic_matrix(results, m), names, alphas, baseline)
-    if layout == "long":
-        return _long_summary(names, counts, means, risks)
-    columns = {"run": names, **counts, **means}
-    for m, rows in risks.items():
-        for alpha in dict.fromkeys(row["alpha"] for row in rows):
-            block = {row["system"]: row for row in rows if row["alpha"] == alpha}
-            for field in rows[0]:
-                if field not in ("system", "alpha", "mean"):
-                    columns[f"{m}_{field}_a{_alpha_label(alpha)}"] = [block[n][field]
-                                                                      for n in names]
-    return columns
-
-
-def _long_summary(names, counts, means, risks) -> dict:
-    """One row per run and measure (and α, with risk measures): a table that fits a terminal."""
-    rows = []
-    for m, values in means.items():
-        for i, name in enumerate(names):
-            base = {"run": name, "measure": m, "topics": counts["topics"][i],
-                    "missing": counts["missing"][i], "mean": values[i]}
-            if m not in risks:
-                rows.append(base)
-                continue
-            for row in risks[m]:
-                if row["system"] == name:
-                    rows.append({**base, **{k: v for k, v in row.items()
-                                            if k not in ("system", "mean")},
-                                 "alpha": _alpha_label(row["alpha"])})
-    fields = list(dict.fromkeys(field for row in rows for field in row))
-    return {f: [row.get(f, np.nan) for row in rows] for f in fields}
-
-
-def risk_from_table(path, *, alphas=DEFAULT_ALPHAS, baseline=None, measure=None):
-    """What ``lgb-risk risk`` prints: risk measures from a per-topic CSV, either long
-    ``system,topic,score`` or ``lgb-risk evaluate --per-topic`` output (``run,topic,MEASURE...``,
-    one measure chosen by ``measure`` where there are several)."""
-    import pandas as pd
-
-    from lgb_risk.risk import risk_table
-
-    if not Path(path).is_file():
-        raise FileNotFoundError(f"no such file: {path}")
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a CSV table ({exc})") from None
-    columns = [str(c) for c in frame.columns]
-    if columns == ["system", "topic", "score"]:
-        score_column = "score"
-    elif columns[:2] == ["run", "topic"] and len(columns) > 2:
-        measures = columns[2:]
-        if measure is None and len(measures) > 1:
-            raise ValueError(f"{path} holds several measures ({', '.join(measures)}); choose "
-                             "one with --measure")
-        score_column = measure or measures[0]
-        if score_column not in measures:
-            raise ValueError(f"{path} has no measure {score_column!r}; it has "
-                             f"{', '.join(measures)}")
-        frame = frame.rename(columns={"run": "system"})
     else:
-        raise ValueError(f"{path}: header must be 'system,topic,score' or 'run,topic,MEASURE,...' "
-                         f"(lgb-risk evaluate --per-topic), got {','.join(columns)!r}")
-    if frame.empty:
-        raise ValueError(f"{path}: no score row after the header")
-    values = np.empty(len(frame))
-    for i, (system, topic, text) in enumerate(zip(frame["system"], frame["topic"],
-                                                  frame[score_column])):
-        where = f"{path}:{i + 2}: system {system!r}, topic {topic!r}"
-        if not text.strip():
-            raise ValueError(f"{where}: the score is empty")
-        try:
-            values[i] = float(text)
-        except ValueError:
-            raise ValueError(f"{where}: the score must be a number, got {text!r}") from None
-        if not np.isfinite(values[i]):
-            raise ValueError(f"{where}: the score must be finite, got {text!r}")
-        if values[i] < 0:
-            raise ValueError(f"{where}: the score {text} is negative; ZRisk and GeoRisk are "
-                             "defined for effectiveness scores >= 0")
-    dup = frame.duplicated(["system", "topic"])
-    if dup.any():
-        i = int(np.flatnonzero(dup.to_numpy())[0])
-        raise ValueError(f"{path}:{i + 2}: system {frame['system'].iloc[i]!r} has a second score "
-                         f"for topic {frame['topic'].iloc[i]!r}")
-    systems = list(dict.fromkeys(frame["system"]))
-    topics = list(dict.fromkeys(frame["topic"]))
-    matrix = frame.assign(score=values).pivot(index="system", columns="topic", values="score")
-    return risk_table(matrix.loc[systems, topics], alphas, baseline)
+        for m in args.measures:
+            if not trec.risk_measures_of(m):
+                print(f"note: no risk measures for {m}: its values can be negative, and ZRisk "
+                      "and GeoRisk are defined for effectiveness >= 0", file=sys.stderr)
+    layout = args.layout or ("long" if args.format == "table" else "wide")
+    return trec.summary_table(results, args.measures, alphas=args.alpha, baseline=baseline,
+                              layout=layout)
+
+
+def _shown(topics) -> str:
+    return ", ".join(topics[:10]) + (", ..." if len(topics) > 10 else "")
 
 
 def _cmd_evaluate(args) -> None:
-    table = evaluate_runs(args.qrels, args.runs, args.measures, baseline=args.baseline,
-                          alphas=args.alpha, per_topic=args.per_topic, max_label=args.max_label,
-                          convention=args.convention, missing_topics=args.missing_topics,
-                          gain=args.gain, jobs=args.jobs,
-                          layout=args.layout or ("long" if args.format == "table" else "wide"))
+    table = _evaluate(args)
     if args.columns:
         unknown = [c for c in args.columns if c not in table]
         if unknown:
@@ -330,22 +166,25 @@ def _cmd_evaluate(args) -> None:
 
 
 def _cmd_risk(args) -> None:
-    write_output(risk_from_table(args.scores, alphas=args.alpha, baseline=args.baseline,
-                                 measure=args.measure),
-                 args.format, args.output, decimals=args.decimals)
+    from lgb_risk.risk import risk_table
+
+    scores = data.read_per_topic_table(args.scores, measure=args.measure)
+    write_output(risk_table(scores, args.alpha, args.baseline), args.format, args.output,
+                 decimals=args.decimals)
 
 
 def _cmd_demo(args) -> None:
-    from lgb_risk import synthetic
+    from lgb_risk.experiment import synthetic
 
     directory = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="lgb_risk_demo_"))
     qrels_path, run_paths = synthetic.write_trec_collection(directory, seed=args.seed)
     print(f"wrote a synthetic collection to {directory}; evaluating it as\n"
           f"  lgb-risk evaluate {qrels_path} {' '.join(map(str, run_paths))} "
           f"--measures ndcg@20 err@20 --baseline run1 --alpha 1 5\n", file=sys.stderr)
-    table = evaluate_runs(qrels_path, run_paths, ["ndcg@20", "err@20"], baseline="run1",
-                          alphas=(1.0, 5.0))
-    write_output(table, "table", None, decimals=4)
+    args = build_parser().parse_args(["evaluate", str(qrels_path), *map(str, run_paths),
+                                      "--measures", "ndcg@20", "err@20", "--baseline", "run1",
+                                      "--alpha", "1", "5", "--decimals", "4"])
+    _cmd_evaluate(args)
 
 
 def _active_inputs(args):
@@ -455,7 +294,7 @@ def _positive_float(text: str) -> float:
 
 
 def _experiment_config(args):
-    from lgb_risk.config import load_config
+    from lgb_risk.experiment.config import load_config
 
     config = load_config(args.config)
     if args.data is not None:
@@ -465,7 +304,7 @@ def _experiment_config(args):
 
 
 def _cmd_run(args, stop_after=None) -> None:
-    from lgb_risk.experiment import run_experiment
+    from lgb_risk.experiment.runner import run_experiment
 
     config = _experiment_config(args)
     out = Path(args.out) if args.out else Path("runs") / config["name"]

@@ -13,7 +13,8 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["read_run", "read_qrels", "read_run_columns", "read_qrels_columns", "RunColumns",
-           "QrelsColumns", "run_name", "load_letor", "LetorData", "read_pool_scores"]
+           "QrelsColumns", "run_name", "load_letor", "LetorData", "read_pool_scores",
+           "read_per_topic_table"]
 
 
 def run_name(path) -> str:
@@ -558,3 +559,81 @@ def read_pool_scores(path, pool: LetorData) -> np.ndarray:
         raise ValueError(f"{path} has {len(values)} scores but the pool has {pool.y.size} "
                          "documents; one score per document, in the pool file's order")
     return np.array(values)
+
+
+def read_per_topic_table(path, *, measure=None):
+    """A per-topic table as systems × topics: the long format ``system,topic,score`` or the
+    output of ``lgb-risk evaluate --per-topic --format csv`` (``run,topic,MEASURE...``; one
+    measure chosen by ``measure`` where there are several).
+
+    Returns
+    -------
+    DataFrame
+        Index: systems, columns: topics, both in order of first appearance; NaN where a system
+        has no score for a topic (:func:`lgb_risk.risk.risk_table` refuses it, naming both).
+
+    Raises
+    ------
+    ValueError
+        Naming the file and line: an unknown header, no row, an empty, non-numeric, infinite or
+        negative score (ZRisk and GeoRisk need effectiveness >= 0), a second score for a system
+        and topic.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "scores.csv"
+    >>> _ = path.write_text("system,topic,score\\nbm25,1,0.5\\nbm25,2,0.25\\n")
+    >>> read_per_topic_table(path).loc["bm25"].tolist()
+    [0.5, 0.25]
+    """
+    import pandas as pd
+
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a CSV table ({exc})") from None
+    columns = [str(c) for c in frame.columns]
+    if columns == ["system", "topic", "score"]:
+        score_column = "score"
+    elif columns[:2] == ["run", "topic"] and len(columns) > 2:
+        measures = columns[2:]
+        if measure is None and len(measures) > 1:
+            raise ValueError(f"{path} holds several measures ({', '.join(measures)}); choose "
+                             "one with --measure")
+        score_column = measure or measures[0]
+        if score_column not in measures:
+            raise ValueError(f"{path} has no measure {score_column!r}; it has "
+                             f"{', '.join(measures)}")
+        frame = frame.rename(columns={"run": "system"})
+    else:
+        raise ValueError(f"{path}: header must be 'system,topic,score' or 'run,topic,MEASURE,...' "
+                         f"(lgb-risk evaluate --per-topic), got {','.join(columns)!r}")
+    if frame.empty:
+        raise ValueError(f"{path}: no score row after the header")
+    values = np.empty(len(frame))
+    for i, (system, topic, text) in enumerate(zip(frame["system"], frame["topic"],
+                                                  frame[score_column])):
+        where = f"{path}:{i + 2}: system {system!r}, topic {topic!r}"
+        if not text.strip():
+            raise ValueError(f"{where}: the score is empty")
+        try:
+            values[i] = float(text)
+        except ValueError:
+            raise ValueError(f"{where}: the score must be a number, got {text!r}") from None
+        if not np.isfinite(values[i]):
+            raise ValueError(f"{where}: the score must be finite, got {text!r}")
+        if values[i] < 0:
+            raise ValueError(f"{where}: the score {text} is negative; ZRisk and GeoRisk are "
+                             "defined for effectiveness scores >= 0")
+    dup = frame.duplicated(["system", "topic"])
+    if dup.any():
+        i = int(np.flatnonzero(dup.to_numpy())[0])
+        raise ValueError(f"{path}:{i + 2}: system {frame['system'].iloc[i]!r} has a second score "
+                         f"for topic {frame['topic'].iloc[i]!r}")
+    systems = list(dict.fromkeys(frame["system"]))
+    topics = list(dict.fromkeys(frame["topic"]))
+    matrix = frame.assign(score=values).pivot(index="system", columns="topic", values="score")
+    return matrix.loc[systems, topics]

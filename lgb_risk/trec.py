@@ -22,15 +22,18 @@ uses).
 from __future__ import annotations
 
 from itertools import repeat
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
 from lgb_risk import measures as registry
 from lgb_risk.conventions import resolve
-from lgb_risk.data import QrelsColumns, RunColumns
+from lgb_risk.data import QrelsColumns, RunColumns, read_qrels_columns, read_run_columns, run_name
+from lgb_risk.risk import risk_rows
 
-__all__ = ["evaluate_run", "evaluate_columns", "Judgments", "judgments", "TopicValues",
+__all__ = ["evaluate_run", "evaluate_columns", "evaluate_files", "per_topic_table",
+           "summary_table", "risk_measures_of", "Judgments", "judgments", "TopicValues",
            "natural_topic_order", "scored_topics"]
 
 
@@ -233,3 +236,125 @@ def evaluate_run(qrels, run, measures=("ndcg@20", "err@20"), *, convention="gdev
     frame.attrs["missing_topics"] = result.missing
     frame.attrs["unscored_topics"] = result.unscored
     return frame
+
+
+_TASK = None
+
+
+def _set_task(task) -> None:
+    """The judgments and options every run is evaluated with (set once per worker process)."""
+    global _TASK
+    _TASK = task
+
+
+def _evaluate_path(path):
+    judged, measures, conv, max_label = _TASK
+    return evaluate_columns(judged, read_run_columns(path), measures, convention=conv,
+                            max_label=max_label)
+
+
+def evaluate_files(qrels_path, run_paths, measures=("ndcg@20", "err@20"), *,
+                   convention="gdeval", max_label: int = 4, jobs: int = 1,
+                   **overrides) -> dict:
+    """Evaluate TREC run files against a qrels file: ``{run name: TopicValues}``.
+
+    Runs are named by :func:`lgb_risk.data.run_name` (two runs may not share a name);
+    ``jobs > 1`` reads and evaluates them in that many processes. Options as
+    :func:`evaluate_run`.
+    """
+    for m in measures:
+        registry.parse(m)
+    conv = resolve(convention, **overrides)
+    paths = [Path(p) for p in run_paths]
+    names = [run_name(p) for p in paths]
+    duplicated = {n for n in names if names.count(n) > 1}
+    if duplicated:
+        raise ValueError(f"two runs share the name {sorted(duplicated)[0]!r} (runs are named by "
+                         "file name without extension); rename one")
+    task = (judgments(read_qrels_columns(qrels_path)), list(measures), conv, max_label)
+    if jobs > 1 and len(paths) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        with ProcessPoolExecutor(min(jobs, len(paths)), mp_context=context,
+                                 initializer=_set_task, initargs=(task,)) as pool:
+            evaluated = list(pool.map(_evaluate_path, paths))
+    else:
+        _set_task(task)
+        evaluated = [_evaluate_path(path) for path in paths]
+    return dict(zip(names, evaluated))
+
+
+def per_topic_table(results: dict, measures) -> dict:
+    """One row per run and topic: columns ``run``, ``topic`` and one per measure."""
+    columns = {"run": [n for n, r in results.items() for _ in r.topics],
+               "topic": [t for r in results.values() for t in r.topics]}
+    for m in measures:
+        columns[m] = np.concatenate([r.values[m] for r in results.values()])
+    return columns
+
+
+def _per_topic_matrix(results: dict, measure: str) -> np.ndarray:
+    """Runs × topics values of one measure (topics in natural order); every run must cover the
+    same topics."""
+    topic_sets = {name: set(r.topics) for name, r in results.items()}
+    union = set().union(*topic_sets.values())
+    for name, topics in topic_sets.items():
+        missing = union - topics
+        if missing:
+            shown = ", ".join(natural_topic_order(missing)[:10])
+            raise ValueError(
+                f"run {name!r} has no ranking for topic(s) {shown} that other runs have; risk "
+                "measures compare runs topic by topic, so every run must cover the same topics "
+                "(missing_topics='zero' scores a missing topic 0)"
+            )
+    order = natural_topic_order(union)
+    rows = []
+    for r in results.values():
+        position = {t: i for i, t in enumerate(r.topics)}
+        rows.append(r.values[measure][[position[t] for t in order]])
+    return np.vstack(rows)
+
+
+def risk_measures_of(measure: str) -> bool:
+    """Whether the risk measures apply: ZRisk and GeoRisk need values >= 0."""
+    low = registry.parse(measure).measure.bounds[0]
+    return low is not None and low >= 0
+
+
+def summary_table(results: dict, measures, *, alphas=(0.0, 1.0, 5.0, 10.0), baseline=None,
+                  layout: str = "wide") -> dict:
+    """Means and, with two runs or more, every risk measure of every run for every measure
+    that has them (:func:`risk_measures_of`) and α, against the population of runs and, with a
+    ``baseline`` run, against it (:func:`lgb_risk.risk.risk_rows`).
+
+    ``layout="wide"``: one row per run, columns ``MEASURE_RISK_aALPHA``; ``"long"``: one row
+    per run, measure and α. Returns a mapping of column name to values.
+    """
+    names = list(results)
+    counts = {"topics": [len(results[n].topics) for n in names],
+              "missing": [len(results[n].missing) for n in names]}
+    means = {m: [results[n].values[m].mean() for n in names] for m in measures}
+    risks = {m: risk_rows(_per_topic_matrix(results, m), names, alphas, baseline)
+             for m in measures if len(names) > 1 and risk_measures_of(m)}
+    if layout == "long":
+        rows = []
+        for m, values in means.items():
+            for i, name in enumerate(names):
+                base = {"run": name, "measure": m, "topics": counts["topics"][i],
+                        "missing": counts["missing"][i], "mean": values[i]}
+                rows += [{**base, **{k: v for k, v in row.items() if k not in ("system", "mean")},
+                          "alpha": f"{row['alpha']:g}"}
+                         for row in risks.get(m, []) if row["system"] == name] or [base]
+        fields = list(dict.fromkeys(field for row in rows for field in row))
+        return {f: [row.get(f, np.nan) for row in rows] for f in fields}
+    columns = {"run": names, **counts, **means}
+    for m, rows in risks.items():
+        for alpha in dict.fromkeys(row["alpha"] for row in rows):
+            block = {row["system"]: row for row in rows if row["alpha"] == alpha}
+            for field in rows[0]:
+                if field not in ("system", "alpha", "mean"):
+                    columns[f"{m}_{field}_a{alpha:g}"] = [block[n][field] for n in names]
+    return columns

@@ -79,7 +79,7 @@ def test_from_table_and_trec(tmp_path):
     assert store.align([2, 1]).tolist() == [[0.2, 0.4], [0.1, 0.3]]
     with pytest.raises(ValueError, match="system 'b' has no value for query '2'"):
         BaselineStore.from_table(frame.iloc[:3])
-    from lgb_risk import synthetic
+    from lgb_risk.experiment import synthetic
     qrels, runs = synthetic.make_trec_collection(n_topics=5, docs_per_topic=20, n_runs=2)
     trec_store = BaselineStore.from_trec(qrels, runs, "err@20")
     assert (trec_store.measure, trec_store.k) == ("err", 20) and trec_store.names == ["run1",

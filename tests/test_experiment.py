@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from lgb_risk.config import load_config, validate
-from lgb_risk.experiment import Unit, fold_queries, make_objective, make_split, run_experiment
+from lgb_risk.experiment.config import load_config, validate
+from lgb_risk.experiment.layout import Unit
+from lgb_risk.experiment.runner import fold_queries, make_objective, make_split, run_experiment
 from lgb_risk.objectives import OBJECTIVES
 from tests.conftest import SHARED_DATA
 

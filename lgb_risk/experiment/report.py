@@ -11,7 +11,6 @@ learned baselines, at the report's α. Written as ``report.md`` and ``report.csv
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -20,8 +19,8 @@ from scipy import stats
 
 from lgb_risk import measures as registry
 from lgb_risk import risk
-from lgb_risk._io import atomic_write, atomic_write_text, read_exact_csv
-from lgb_risk.baselines import BaselineStore
+from lgb_risk._io import atomic_write, atomic_write_text
+from lgb_risk.experiment.layout import RunFolder, all_units
 from lgb_risk.objectives import OBJECTIVES
 
 __all__ = ["collect_results", "results_table", "write_report"]
@@ -31,18 +30,14 @@ SUMMARY = list(risk.SUMMARY_FIELDS[1:])  # reward ... loss_gt_20
 
 def collect_results(config, out) -> pd.DataFrame:
     """Per-query test NDCG of every (learner, α): rows = main queries, columns = (learner, α)."""
-    from lgb_risk.experiment import all_units
-
-    out = Path(out)
-    split = json.loads((out / "split.json").read_text())
-    main = [q for part in split["parts"] for q in part]
+    folder = RunFolder(out)
+    main = folder.main_queries()
     columns = {}
     for unit in all_units(config):
-        path = out / "units" / unit.filename
-        if not path.exists():
-            raise FileNotFoundError(f"unit {unit} has no results ({path}); run the experiment "
-                                    "again to finish it")
-        frame = read_exact_csv(path, "query_id")
+        if not folder.unit_done(unit):
+            raise FileNotFoundError(f"unit {unit} has no results ({folder.unit_path(unit)}); run "
+                                    "the experiment again to finish it")
+        frame = folder.read_unit(unit)
         columns.setdefault((unit.learner, unit.alpha), []).append(frame)
     table = {key: pd.concat(parts).set_index("query_id")["ndcg"] for key, parts in columns.items()}
     result = pd.DataFrame(table).loc[main]
@@ -56,12 +51,11 @@ def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFr
 
     ``results`` is :func:`collect_results`'s table, read here when not given.
     """
-    out = Path(out)
     results = collect_results(config, out) if results is None else results
     main = list(results.index)
-    feature = BaselineStore.load(out / "baselines" / "feature.csv").align(main)[:, 0]
-    learned_path = out / "baselines" / "learned.csv"
-    learned = (BaselineStore.load(learned_path).align(main).T if learned_path.exists() else None)
+    feature_store, learned_store = RunFolder(out).read_baselines()
+    feature = feature_store.align(main)[:, 0]
+    learned = None if learned_store is None else learned_store.align(main).T
     alpha = config["report"]["alpha"]
     reference = results[("LambdaMART", config["learners"]["LambdaMART"][0])].to_numpy()
     reference_loss = np.maximum(feature - reference, 0)
@@ -113,16 +107,16 @@ def _markdown(frame: pd.DataFrame, columns: dict) -> str:
 
 def write_report(config, out) -> Path:
     """Write report.md, report.csv and (with matplotlib) the figures; returns report.md's path."""
-    out = Path(out)
+    folder = RunFolder(out)
     results = collect_results(config, out)
     table = results_table(config, out, results)
-    atomic_write_text(out / "report.csv", table.to_csv(index=False, float_format="%.6f"))
+    atomic_write_text(folder.report_csv_path, table.to_csv(index=False, float_format="%.6f"))
     k = config["evaluation"]["k"]
     alpha = config["report"]["alpha"]
     base = config["baselines"]["feature_name"]
-    split = json.loads((out / "split.json").read_text())
-    main = [q for part in split["parts"] for q in part]
-    feature = BaselineStore.load(out / "baselines" / "feature.csv")
+    split = folder.read_split()
+    main = folder.main_queries()
+    feature, learned = folder.read_baselines()
     lines = [
         f"# {config['name']}: risk-sensitive LambdaMART, {len(split['parts'])} folds",
         "",
@@ -136,9 +130,7 @@ def write_report(config, out) -> Path:
         "",
         f"Baselines, mean NDCG@{k}: {base} {feature.align(main).mean():.4f}",
     ]
-    learned_path = out / "baselines" / "learned.csv"
-    if learned_path.exists():
-        learned = BaselineStore.load(learned_path)
+    if learned is not None:
         means = learned.align(main).mean(axis=0)
         lines[-1] += "; " + "; ".join(f"{n} {v:.4f}" for n, v in zip(learned.names, means))
     measure_label = registry.parse(f"ndcg@{k}").label
@@ -158,7 +150,7 @@ def write_report(config, out) -> Path:
             "learned_losses": ("Losses", 1), "learned_wins_losses": ("W/L", 2),
             "learned_loss_gt_20": ("Loss>20%", 1), "georisk": (f"GeoRisk(α={alpha:g})", 4),
             "tstar_risk": ("T*Risk", 2)})]
-    figures = _write_figures(config, out, table, results)
+    figures = _write_figures(config, folder.out, table, results)
     if figures:
         lines += ["", "## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures]
     lines += ["", "p vs LambdaMART: paired t-test of per-query NDCG against plain LambdaMART; "
@@ -169,9 +161,8 @@ def write_report(config, out) -> Path:
               "Loss>20% are means over the baselines; GeoRisk is the model's row within the "
               "matrix of the model and every learned baseline, and T*Risk is TRisk against their "
               "per-query mean.", ""]
-    path = out / "report.md"
-    atomic_write_text(path, "\n".join(lines))
-    return path
+    atomic_write_text(folder.report_path, "\n".join(lines))
+    return folder.report_path
 
 
 def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame) -> list[Path]:
@@ -203,7 +194,7 @@ def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame
     learner = config["report"]["learner"] or next(
         (n for n in reversed(list(config["learners"])) if n != "LambdaMART"), "LambdaMART")
     key = (learner, max(config["learners"][learner]))
-    feature = BaselineStore.load(out / "baselines" / "feature.csv").align(results.index)[:, 0]
+    feature = RunFolder(out).read_baselines()[0].align(results.index)[:, 0]
     t = risk.trisk(results[key].to_numpy(), feature, alpha)
     order = np.argsort(t.tr)
     fig, ax = plt.subplots(figsize=(8, 4))

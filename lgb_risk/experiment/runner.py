@@ -22,12 +22,10 @@ fixed number of threads per unit, seeded splits), so results do not depend on ``
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -37,11 +35,13 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from lgb_risk import feval, metrics, synthetic
-from lgb_risk._io import atomic_write_text
+from lgb_risk import feval, metrics
 from lgb_risk.baselines import BaselineStore
-from lgb_risk.config import objective_parameters
 from lgb_risk.data import LetorData, load_letor
+from lgb_risk.experiment import synthetic
+from lgb_risk.experiment.config import objective_parameters
+from lgb_risk.experiment.layout import RunFolder, Unit, all_units
+from lgb_risk.experiment.report import write_report
 from lgb_risk.objectives import OBJECTIVES
 
 __all__ = ["load_dataset", "make_split", "run_experiment", "Unit"]
@@ -242,27 +242,6 @@ def build_baselines(data: LetorData, subsets: Subsets, split: dict, config
 # ----------------------------------------------------------------------------------------------
 # Units of work
 
-@dataclass(frozen=True)
-class Unit:
-    """One (fold, learner, α) training run."""
-
-    fold: int
-    learner: str
-    alpha: float
-
-    @property
-    def filename(self) -> str:
-        return f"fold{self.fold}__{self.learner}__a{self.alpha:g}.csv"
-
-    def __str__(self):
-        return f"fold {self.fold} {self.learner} α={self.alpha:g}"
-
-
-def all_units(config) -> list[Unit]:
-    return [Unit(fold, learner, alpha) for learner, alphas in config["learners"].items()
-            for alpha in alphas for fold in range(config["split"]["folds"])]
-
-
 def make_objective(unit: Unit, config, train_ids, stores):
     """The unit's objective: [objective] parameters; one baseline (the feature baseline) or
     several (the learned baselines) as the learner takes them."""
@@ -285,11 +264,9 @@ def run_unit(unit: Unit, config, data: LetorData, split: dict, stores, out: Path
     Xt, yt, gt = subsets.take(test_ids)
     booster = train_booster(objective, subsets.take(train_ids), subsets.take(valid_ids), config)
     scores = booster.predict(Xt, num_iteration=booster.best_iteration)
-    frame = pd.DataFrame({"query_id": test_ids,
-                          "ndcg": metrics.ndcg(yt, scores, gt, config["evaluation"]["k"]),
-                          "best_iteration": booster.best_iteration})
-    atomic_write_text(out / "units" / unit.filename,
-                      frame.to_csv(index=False, float_format="%.17g"))
+    RunFolder(out).write_unit(unit, pd.DataFrame({
+        "query_id": test_ids, "ndcg": metrics.ndcg(yt, scores, gt, config["evaluation"]["k"]),
+        "best_iteration": booster.best_iteration}))
     return time.perf_counter() - start
 
 
@@ -320,21 +297,14 @@ def _set_unit_threads(config) -> int:
 def _worker_init(config, out):
     """Each worker process loads the data and the stored split and baselines once."""
     _set_unit_threads(config)  # for the worker's whole life
-    out = Path(out)
-    _WORKER_STATE.update(config=config, out=out, data=load_dataset(config),
-                         split=json.loads((out / "split.json").read_text()),
-                         stores=_load_stores(out))
+    folder = RunFolder(out)
+    _WORKER_STATE.update(config=config, out=folder.out, data=load_dataset(config),
+                         split=folder.read_split(), stores=folder.read_baselines())
 
 
 def _worker_run(unit: Unit) -> float:
     s = _WORKER_STATE
     return run_unit(unit, s["config"], s["data"], s["split"], s["stores"], s["out"])
-
-
-def _load_stores(out: Path):
-    learned = out / "baselines" / "learned.csv"
-    return (BaselineStore.load(out / "baselines" / "feature.csv"),
-            BaselineStore.load(learned) if learned.exists() else None)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -371,57 +341,43 @@ def run_experiment(config, out, *, jobs: int = 1, stop_after: str | None = None,
 
     ``stop_after="split"`` or ``"baselines"`` stops after that stage.
     """
-    from lgb_risk import report
-
-    out = Path(out)
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
+    folder = RunFolder(out)
     data = load_dataset(config)
     check_before_training(config, data)
-    (out / "units").mkdir(parents=True, exist_ok=True)
-    (out / "baselines").mkdir(exist_ok=True)
-    for stale in [*out.glob(".*.tmp"), *(out / "units").glob(".*.tmp"),
-                  *(out / "baselines").glob(".*.tmp")]:
-        stale.unlink()  # a write cut short by a kill; its unit is redone
-    config_path = out / "config.json"
-    if config_path.exists() and json.loads(config_path.read_text()) != config:
-        raise ValueError(f"{out} holds a run with another configuration; choose another --out "
-                         "or remove that folder")
-    atomic_write_text(config_path, json.dumps(config, indent=1, sort_keys=True))
+    folder.prepare()
+    folder.keep_config(config)
 
-    split_path = out / "split.json"
-    if not split_path.exists():
-        atomic_write_text(split_path, json.dumps(make_split(data.query_ids, config), indent=1))
-    split = json.loads(split_path.read_text())
+    if not folder.split_path.exists():
+        folder.write_split(make_split(data.query_ids, config))
+    split = folder.read_split()
     if stop_after == "split":
-        return split_path
+        return folder.split_path
 
-    if not (out / "baselines" / "feature.csv").exists() or (
-            config["baselines"]["learned"] and not (out / "baselines" / "learned.csv").exists()):
+    if not folder.has_baselines(learned=bool(config["baselines"]["learned"])):
         print("training the learned baselines on the held-out queries ...", file=stream,
               flush=True)
-        feature, learned = build_baselines(data, Subsets(data), split, config)
-        if learned is not None:
-            learned.save(out / "baselines" / "learned.csv")
-        feature.save(out / "baselines" / "feature.csv")
+        folder.write_baselines(*build_baselines(data, Subsets(data), split, config))
     if stop_after == "baselines":
-        return out / "baselines"
+        return folder.baselines_dir
 
     units = all_units(config)
-    todo = [u for u in units if not (out / "units" / u.filename).exists()]
+    todo = [u for u in units if not folder.unit_done(u)]
     progress = Progress(len(units), len(units) - len(todo), stream)
     progress.line(0, f"{len(todo)} unit(s) to run with {jobs} job(s)")
     if jobs == 1:
-        stores = _load_stores(out)
+        stores = folder.read_baselines()
         with unit_threads(config):
             for unit in todo:
                 progress.line(1, f"{unit} started")
-                seconds = run_unit(unit, config, data, split, stores, out)
+                seconds = run_unit(unit, config, data, split, stores, folder.out)
                 progress.done += 1
                 progress.line(0, f"{unit} finished ({seconds:.1f} s)")
     elif todo:
         with ProcessPoolExecutor(jobs, mp_context=get_context("spawn"),
-                                 initializer=_worker_init, initargs=(config, str(out))) as pool:
+                                 initializer=_worker_init,
+                                 initargs=(config, str(folder.out))) as pool:
             pending = {pool.submit(_worker_run, unit): unit for unit in todo}
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -430,4 +386,4 @@ def run_experiment(config, out, *, jobs: int = 1, stop_after: str | None = None,
                     seconds = future.result()
                     progress.done += 1
                     progress.line(min(jobs, len(pending)), f"{unit} finished ({seconds:.1f} s)")
-    return report.write_report(config, out)
+    return write_report(config, folder.out)

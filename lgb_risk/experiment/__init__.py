@@ -1,0 +1,33 @@
+"""The experiment application: the papers' protocol, resumable and parallel.
+
+Modules, imports pointing one way (runner → report → layout; the library never imports this
+package):
+
+:mod:`~lgb_risk.experiment.config`
+    the TOML configuration and its validation;
+:mod:`~lgb_risk.experiment.layout`
+    the run folder: every path of a run's output, and every reader and writer of it;
+:mod:`~lgb_risk.experiment.runner`
+    the stages (split, baselines, units) and :func:`run_experiment`;
+:mod:`~lgb_risk.experiment.report`
+    the report's tables and figures;
+:mod:`~lgb_risk.experiment.synthetic`
+    the built-in synthetic data (the demo experiment, the demo TREC collection).
+
+``from lgb_risk.experiment import run_experiment, load_config`` loads what it names on first use.
+"""
+
+import importlib
+
+__all__ = ["run_experiment", "load_config", "RunFolder", "config", "layout", "report", "runner",
+           "synthetic"]
+
+_OBJECTS = {"run_experiment": "runner", "load_config": "config", "RunFolder": "layout"}
+
+
+def __getattr__(name):
+    if name in _OBJECTS:
+        return getattr(importlib.import_module(f"lgb_risk.experiment.{_OBJECTS[name]}"), name)
+    if name in ("config", "layout", "report", "runner", "synthetic"):
+        return importlib.import_module(f"lgb_risk.experiment.{name}")
+    raise AttributeError(f"module 'lgb_risk.experiment' has no attribute {name!r}")

@@ -1,0 +1,116 @@
+"""The run folder: every path of an experiment's output and every reader and writer of it.
+
+::
+
+    OUT/config.json                      the configuration the run was started with
+    OUT/split.json                       the query split (held-out part, fold parts)
+    OUT/baselines/feature.csv            per-query NDCG@k of the feature baseline (+ .meta.json)
+    OUT/baselines/learned.csv            per-query NDCG@k of the learned baselines (+ .meta.json)
+    OUT/units/foldF__LEARNER__aALPHA.csv one unit's per-query test NDCG@k and best iteration
+    OUT/report.md, report.csv, *.png     the report (:mod:`lgb_risk.experiment.report`)
+
+Every file is written whole or not at all (atomic rename); :meth:`RunFolder.prepare` removes the
+temporary files a killed run left, so that what exists is complete and resuming redoes only what
+is missing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from lgb_risk._io import atomic_write_text, read_exact_csv
+from lgb_risk.baselines import BaselineStore
+
+__all__ = ["RunFolder", "Unit", "all_units"]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One (fold, learner, α) training run."""
+
+    fold: int
+    learner: str
+    alpha: float
+
+    @property
+    def filename(self) -> str:
+        return f"fold{self.fold}__{self.learner}__a{self.alpha:g}.csv"
+
+    def __str__(self):
+        return f"fold {self.fold} {self.learner} α={self.alpha:g}"
+
+
+def all_units(config) -> list[Unit]:
+    """Every unit of a configuration: learners × their α × folds."""
+    return [Unit(fold, learner, alpha) for learner, alphas in config["learners"].items()
+            for alpha in alphas for fold in range(config["split"]["folds"])]
+
+
+class RunFolder:
+    """An experiment's output folder (see the module docstring for its files)."""
+
+    def __init__(self, out):
+        self.out = Path(out)
+        self.config_path = self.out / "config.json"
+        self.split_path = self.out / "split.json"
+        self.baselines_dir = self.out / "baselines"
+        self.feature_path = self.baselines_dir / "feature.csv"
+        self.learned_path = self.baselines_dir / "learned.csv"
+        self.units_dir = self.out / "units"
+        self.report_path = self.out / "report.md"
+        self.report_csv_path = self.out / "report.csv"
+
+    def prepare(self) -> None:
+        """Create the folders; remove temporary files a write cut short by a kill left."""
+        if self.out.exists() and not self.out.is_dir():
+            raise ValueError(f"--out {self.out} is a file; an experiment writes a folder")
+        self.units_dir.mkdir(parents=True, exist_ok=True)
+        self.baselines_dir.mkdir(exist_ok=True)
+        for folder in (self.out, self.units_dir, self.baselines_dir):
+            for stale in folder.glob(".*.tmp"):
+                stale.unlink()  # its unit or stage is redone
+
+    def keep_config(self, config) -> None:
+        """Record the configuration; refuse a folder that holds a run of another one."""
+        if self.config_path.exists() and json.loads(self.config_path.read_text()) != config:
+            raise ValueError(f"{self.out} holds a run with another configuration; choose another "
+                             "--out or remove that folder")
+        atomic_write_text(self.config_path, json.dumps(config, indent=1, sort_keys=True))
+
+    def read_split(self) -> dict:
+        return json.loads(self.split_path.read_text())
+
+    def write_split(self, split: dict) -> None:
+        atomic_write_text(self.split_path, json.dumps(split, indent=1))
+
+    def main_queries(self) -> list[str]:
+        """The main queries (the folds' parts together), in split order."""
+        return [q for part in self.read_split()["parts"] for q in part]
+
+    def has_baselines(self, learned: bool) -> bool:
+        return self.feature_path.exists() and (not learned or self.learned_path.exists())
+
+    def write_baselines(self, feature: BaselineStore, learned: BaselineStore | None) -> None:
+        if learned is not None:
+            learned.save(self.learned_path)
+        feature.save(self.feature_path)
+
+    def read_baselines(self) -> tuple[BaselineStore, BaselineStore | None]:
+        """The feature baseline, and the learned baselines where the run has them."""
+        learned = BaselineStore.load(self.learned_path) if self.learned_path.exists() else None
+        return BaselineStore.load(self.feature_path), learned
+
+    def unit_path(self, unit: Unit) -> Path:
+        return self.units_dir / unit.filename
+
+    def unit_done(self, unit: Unit) -> bool:
+        return self.unit_path(unit).exists()
+
+    def write_unit(self, unit: Unit, frame) -> None:
+        atomic_write_text(self.unit_path(unit), frame.to_csv(index=False, float_format="%.17g"))
+
+    def read_unit(self, unit: Unit):
+        """A unit's per-query test NDCG@k: columns ``query_id``, ``ndcg``, ``best_iteration``."""
+        return read_exact_csv(self.unit_path(unit), "query_id")
