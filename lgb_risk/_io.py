@@ -1,10 +1,17 @@
-"""Atomic file writes: a result file is complete or absent, never half-written."""
+"""Atomic file writes: a result file is complete or absent, never half-written.
+
+A write goes to a temporary file beside its target, named ``.TARGET.XXXXXXXX`` + :data:`TEMPORARY`
+(a name no other program uses), then is renamed over the target.
+"""
 
 from __future__ import annotations
 
 import os
 import tempfile
 from pathlib import Path
+
+#: Suffix of this library's temporary files: what a killed write may leave behind.
+TEMPORARY = ".lgb_risk.tmp"
 
 
 def atomic_write(target, write) -> None:
@@ -18,7 +25,7 @@ def atomic_write(target, write) -> None:
                                 "exist")
     if target.is_dir():
         raise ValueError(f"cannot write {target}: it is a folder")
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=TEMPORARY)
     os.close(fd)
     umask = os.umask(0)
     os.umask(umask)

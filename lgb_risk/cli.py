@@ -460,6 +460,11 @@ def main(argv=None) -> int:
     except (ValueError, FileNotFoundError) as exc:
         print(f"lgb-risk {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        again = (" (what is done is kept: run the same command again to resume)"
+                 if args.command in ("run", "split", "baselines") else "")
+        print(f"lgb-risk {args.command}: interrupted{again}", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -234,3 +234,89 @@ def test_objective_parameters_reach_every_learner_that_takes_them():
     assert built["TFARO"].se_update == "iteration" and not hasattr(built["UCRO"], "se_update")
     assert built["GeoRisk"].delta == "exact" and built["GeoRisk"].baselines == "learned store"
     assert built["GeoRisk"].alpha == 1.0 and built["GeoRisk"].query_ids == ["q1"]
+
+
+def test_a_run_folder_is_plain_and_only_the_runners_own_temporaries_are_removed(tmp_path):
+    with pytest.raises(ValueError, match=r"name: expected a plain folder name"):
+        validate({"name": ".."})
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / ".notes.tmp").write_text("my notes")
+    config = load_config(_config_file(tmp_path))
+    with pytest.raises(ValueError, match=r"a folder with other files and no run in it"):
+        run_experiment(config, foreign, stop_after="split")
+    assert (foreign / ".notes.tmp").read_text() == "my notes"
+    out = tmp_path / "run"
+    run_experiment(config, out, stop_after="split")
+    (out / ".notes.tmp").write_text("kept")
+    (out / ".split.json.abcd1234.lgb_risk.tmp").write_text("cut short")
+    run_experiment(config, out, stop_after="split")
+    assert (out / ".notes.tmp").read_text() == "kept"
+    assert not (out / ".split.json.abcd1234.lgb_risk.tmp").exists()
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match=r"is a file; an experiment writes a folder"):
+        run_experiment(config, tmp_path / "file", stop_after="split")
+
+
+def test_adding_alphas_or_learners_resumes_with_only_the_new_units(tmp_path):
+    small = SMALL.replace("GeoRisk = [2]\n", "")
+    out = tmp_path / "run"
+    first = _cli("run", _config_file(tmp_path, small), "--out", out, cwd=tmp_path)
+    assert first.wait(timeout=600) == 0, first.stderr.read()
+    more = small.replace("UCRO = [2]\n", "UCRO = [2, 5]\nTSARO = [5]\n")
+    second = _cli("run", _config_file(tmp_path, more, "more.toml"), "--out", out, cwd=tmp_path)
+    _, err = second.communicate(timeout=600)
+    assert second.returncode == 0, err
+    assert "6 unit(s) to run" in err  # UCRO a=5 and TSARO a=5, three folds each
+    changed = more.replace("rounds = 40", "rounds = 41")
+    third = _cli("run", _config_file(tmp_path, changed, "changed.toml"), "--out", out,
+                 cwd=tmp_path)
+    _, err = third.communicate(timeout=600)
+    assert third.returncode == 2 and "differs in training" in err
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads process parents from /proc")
+def test_workers_end_when_the_driver_is_killed_and_ctrl_c_says_how_to_resume(tmp_path):
+    config_path = _config_file(tmp_path)
+    driver = _cli("run", config_path, "--out", tmp_path / "a", "--jobs", "2", cwd=tmp_path)
+    units = tmp_path / "a" / "units"
+    deadline = time.time() + 300
+    while time.time() < deadline and not (units.exists() and any(units.glob("*.csv"))):
+        time.sleep(0.05)
+    workers = [p for p in _children(driver.pid)
+               if "multiprocessing" in open(f"/proc/{p}/cmdline").read()]
+    assert workers, "the run should have worker processes"
+    driver.send_signal(signal.SIGKILL)
+    driver.wait()
+    deadline = time.time() + 20
+    while time.time() < deadline and any(os.path.exists(f"/proc/{p}") and
+                                         open(f"/proc/{p}/stat").read().split()[2] != "Z"
+                                         for p in workers):
+        time.sleep(0.2)
+    alive = [p for p in workers if os.path.exists(f"/proc/{p}")
+             and open(f"/proc/{p}/stat").read().split()[2] != "Z"]
+    assert alive == [], "workers outlived the driver"
+
+    interrupted = _cli("run", config_path, "--out", tmp_path / "b", "--jobs", "2", cwd=tmp_path)
+    units = tmp_path / "b" / "units"
+    deadline = time.time() + 300
+    while time.time() < deadline and not (units.exists() and any(units.glob("*.csv"))):
+        time.sleep(0.05)
+    interrupted.send_signal(signal.SIGINT)
+    _, err = interrupted.communicate(timeout=60)
+    assert interrupted.returncode == 130, err
+    assert "interrupted (what is done is kept: run the same command again to resume)" in err
+    assert "Traceback" not in err

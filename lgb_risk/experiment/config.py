@@ -127,8 +127,10 @@ def validate(raw: dict) -> dict:
         if key not in DEFAULTS:
             _fail(key, f"unknown key; allowed: {', '.join(DEFAULTS)}")
         if key == "name":
-            if not isinstance(value, str) or not value or "/" in value:
-                _fail("name", f"expected a folder-safe name, got {value!r}")
+            if (not isinstance(value, str) or not value or value in (".", "..")
+                    or any(c in value for c in "/\\:") or value != value.strip()):
+                _fail("name", f"expected a plain folder name (no path, not '.' or '..'), got "
+                      f"{value!r}")
             config["name"] = value
             continue
         if not isinstance(value, dict):

@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from lgb_risk._io import atomic_write_text, read_exact_csv
+from lgb_risk._io import TEMPORARY, atomic_write_text, read_exact_csv
 from lgb_risk.baselines import BaselineStore
 
 __all__ = ["RunFolder", "Unit", "all_units"]
@@ -48,6 +48,15 @@ def all_units(config) -> list[Unit]:
             for alpha in alphas for fold in range(config["split"]["folds"])]
 
 
+def _extends(config: dict, recorded: dict) -> bool:
+    """Whether ``config`` is ``recorded`` with, at most, learners or α added."""
+    if {k: v for k, v in config.items() if k != "learners"} != {
+            k: v for k, v in recorded.items() if k != "learners"}:
+        return False
+    return all(set(alphas) <= set(config["learners"].get(learner, []))
+               for learner, alphas in recorded["learners"].items())
+
+
 class RunFolder:
     """An experiment's output folder (see the module docstring for its files)."""
 
@@ -63,20 +72,36 @@ class RunFolder:
         self.report_csv_path = self.out / "report.csv"
 
     def prepare(self) -> None:
-        """Create the folders; remove temporary files a write cut short by a kill left."""
+        """Create the folders; remove the temporary files this library's writes left when a run
+        was killed (only those: ``.NAME.XXXXXXXX.lgb_risk.tmp``).
+
+        Refuses a path that is a file, and a folder that holds other things but no run.
+        """
         if self.out.exists() and not self.out.is_dir():
             raise ValueError(f"--out {self.out} is a file; an experiment writes a folder")
+        if self.out.is_dir() and any(self.out.iterdir()) and not self.config_path.exists():
+            raise ValueError(f"--out {self.out} is a folder with other files and no run in it "
+                             "(no config.json); choose an empty or new folder")
         self.units_dir.mkdir(parents=True, exist_ok=True)
         self.baselines_dir.mkdir(exist_ok=True)
         for folder in (self.out, self.units_dir, self.baselines_dir):
-            for stale in folder.glob(".*.tmp"):
+            for stale in folder.glob(f".*{TEMPORARY}"):
                 stale.unlink()  # its unit or stage is redone
 
     def keep_config(self, config) -> None:
-        """Record the configuration; refuse a folder that holds a run of another one."""
-        if self.config_path.exists() and json.loads(self.config_path.read_text()) != config:
-            raise ValueError(f"{self.out} holds a run with another configuration; choose another "
-                             "--out or remove that folder")
+        """Record the configuration; refuse a folder that holds a run of another one.
+
+        A configuration that only adds learners or α to the recorded one continues its run
+        (the units done are kept; only the new ones are trained).
+        """
+        if self.config_path.exists():
+            recorded = json.loads(self.config_path.read_text())
+            if not _extends(config, recorded):
+                changed = sorted(k for k in set(config) | set(recorded)
+                                 if config.get(k) != recorded.get(k))
+                raise ValueError(f"{self.out} holds a run with another configuration (it differs "
+                                 f"in {', '.join(changed)}, beyond adding learners or α); choose "
+                                 "another --out or remove that folder")
         atomic_write_text(self.config_path, json.dumps(config, indent=1, sort_keys=True))
 
     def read_split(self) -> dict:

@@ -22,7 +22,10 @@ fixed number of threads per unit, seeded splits), so results do not depend on ``
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
@@ -294,8 +297,20 @@ def _set_unit_threads(config) -> int:
     return before
 
 
-def _worker_init(config, out):
-    """Each worker process loads the data and the stored split and baselines once."""
+def _exit_with_driver(driver_pid: int) -> None:
+    """End this worker when the driver is gone (killed, even by SIGKILL): a worker whose
+    parent changed has nobody to report to."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != driver_pid:
+            os._exit(1)
+
+
+def _worker_init(config, out, driver_pid):
+    """Each worker process loads the data and the stored split and baselines once, ignores
+    Ctrl-C (the driver handles it) and ends with the driver."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_driver, args=(driver_pid,), daemon=True).start()
     _set_unit_threads(config)  # for the worker's whole life
     folder = RunFolder(out)
     _WORKER_STATE.update(config=config, out=folder.out, data=load_dataset(config),
@@ -377,13 +392,21 @@ def run_experiment(config, out, *, jobs: int = 1, stop_after: str | None = None,
     elif todo:
         with ProcessPoolExecutor(jobs, mp_context=get_context("spawn"),
                                  initializer=_worker_init,
-                                 initargs=(config, str(folder.out))) as pool:
+                                 initargs=(config, str(folder.out), os.getpid())) as pool:
             pending = {pool.submit(_worker_run, unit): unit for unit in todo}
-            while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    unit = pending.pop(future)
-                    seconds = future.result()
-                    progress.done += 1
-                    progress.line(min(jobs, len(pending)), f"{unit} finished ({seconds:.1f} s)")
+            try:
+                while pending:
+                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        unit = pending.pop(future)
+                        seconds = future.result()
+                        progress.done += 1
+                        progress.line(min(jobs, len(pending)),
+                                      f"{unit} finished ({seconds:.1f} s)")
+            except KeyboardInterrupt:
+                # Stop the units in flight now rather than wait for them; their files are
+                # never half-written, and the next run redoes them.
+                for process in list(pool._processes.values()):
+                    process.terminate()
+                raise
     return write_report(config, folder.out)
