@@ -35,8 +35,8 @@ import numpy as np
 from scipy import stats
 
 from lgb_risk import metrics, risk
-from lgb_risk.experiment import synthetic
 from lgb_risk.data import load_letor
+from lgb_risk.experiment import synthetic
 from lgb_risk.objectives import OBJECTIVES, LambdaMART
 
 ALPHA = 5.0

@@ -12,8 +12,8 @@ import pytest
 import scipy.sparse as sp
 
 from lgb_risk import UCRO, BaselineStore, data, feval, metrics, risk, trec
-from lgb_risk.experiment.config import DEFAULTS
 from lgb_risk.data import load_letor
+from lgb_risk.experiment.config import DEFAULTS
 from lgb_risk.experiment.runner import Subsets, learned_baseline_scorer, load_dataset
 from tests.test_cli import run_cli
 

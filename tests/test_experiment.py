@@ -320,3 +320,48 @@ def test_workers_end_when_the_driver_is_killed_and_ctrl_c_says_how_to_resume(tmp
     assert interrupted.returncode == 130, err
     assert "interrupted (what is done is kept: run the same command again to resume)" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("lightgbm, message", [
+    ("num_leaves = -3", r"LightGBM refuses the parameters .* Check failed: \(num_leaves\) > \(1\)"),
+    ("min_data_in_leaf = 100000", r"min_data_in_leaf = 100000: the smallest training part has"),
+])
+def test_lightgbm_parameters_are_judged_before_anything_is_written(tmp_path, lightgbm, message):
+    text = SMALL.replace("num_leaves = 7\nmin_data_in_leaf = 10", lightgbm)
+    config = load_config(_config_file(tmp_path, text))
+    with pytest.raises(ValueError, match=message):
+        run_experiment(config, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    fixed = load_config(_config_file(tmp_path, SMALL, "fixed.toml"))
+    run_experiment(fixed, tmp_path / "out", stop_after="split")  # the same --out works after
+
+
+def test_a_truncated_unit_file_is_named(tmp_path):
+    config = load_config(_config_file(tmp_path))
+    out = tmp_path / "out"
+    run_experiment(config, out, stop_after="baselines")
+    unit = Unit(0, "LambdaMART", 0.0)
+    (out / "units" / unit.filename).write_text("query_id,ndcg,best_iteration\nq1,0.5,3\nq2,")
+    from lgb_risk.experiment.report import collect_results
+
+    with pytest.raises(ValueError, match=r"fold0__LambdaMART__a0.csv:3: column 'ndcg' holds ''"):
+        collect_results(config, out)
+
+
+def test_report_names_the_feature_baseline_and_states_the_settings_with_progress(tmp_path):
+    import io
+
+    text = SMALL.replace('learned = ["ridge", "coordinate_ascent"]',
+                         'learned = ["ridge", "coordinate_ascent"]\nfeature_name = "tfidf"')
+    text = text.replace("GeoRisk = [2]\n", "")
+    config = load_config(_config_file(tmp_path, text))
+    stream = io.StringIO()
+    run_experiment(config, tmp_path / "out", stream=stream)
+    log = stream.getvalue()
+    assert "learned baseline 1/2 ridge trained" in log and "learned baseline 2/2" in log
+    assert "to go]" in log  # an estimate once units have finished
+    header = (tmp_path / "out" / "report.csv").read_text().splitlines()[0].split(",")
+    assert "tfidf_reward" in header and not any(c.startswith("bm25_") for c in header)
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "Training: at most 40 trees, early stopping after 5 rounds" in report
+    assert "LightGBM parameters: num_leaves = 7, min_data_in_leaf = 10" in report

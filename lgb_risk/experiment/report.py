@@ -57,21 +57,24 @@ def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFr
     feature = feature_store.align(main)[:, 0]
     learned = None if learned_store is None else learned_store.align(main).T
     alpha = config["report"]["alpha"]
+    prefix = config["baselines"]["feature_name"]  # the feature baseline's columns: PREFIX_reward
     reference = results[("LambdaMART", config["learners"]["LambdaMART"][0])].to_numpy()
     reference_loss = np.maximum(feature - reference, 0)
     rows = []
     for (learner, a), values in results.items():
         m = values.to_numpy()
         row = {"learner": OBJECTIVES[learner].paper_name, "alpha": a, "ndcg": m.mean()}
-        row.update({f"bm25_{k}": v for k, v in risk.summary(m, feature).items() if k != "mean"})
+        row.update({f"{prefix}_{k}": v for k, v in risk.summary(m, feature).items()
+                    if k != "mean"})
         if learned is not None:
             row.update({f"learned_{k}": v for k, v in risk.summary(m, learned).items()
                         if k != "mean"})
         row["p_vs_lambdamart"] = (np.nan if np.array_equal(m, reference)
                                   else stats.ttest_rel(m, reference).pvalue)
         loss = np.maximum(feature - m, 0)
-        row["bm25_risk_p_vs_lambdamart"] = (np.nan if np.array_equal(loss, reference_loss)
-                                            else stats.ttest_rel(loss, reference_loss).pvalue)
+        row[f"{prefix}_risk_p_vs_lambdamart"] = (
+            np.nan if np.array_equal(loss, reference_loss)
+            else stats.ttest_rel(loss, reference_loss).pvalue)
         row["urisk"] = risk.urisk(m, feature, alpha)
         t = risk.trisk_if_defined(m, feature, alpha)
         row["trisk"], row["trisk_p"] = (np.nan, np.nan) if t is None else (t.trisk, t.p_value)
@@ -124,9 +127,7 @@ def write_report(config, out) -> Path:
         f"{len(split['heldout_train']) + len(split['heldout_valid'])} held out for the learned "
         f"baselines. NDCG@{k}. Risk measures at α = {alpha:g}.",
         "",
-        "Objective parameters: " + (", ".join(f"{key} = {value!r}" for key, value in
-                                              config["objective"].items())
-                                    or "the objectives' defaults") + ".",
+        "Training: " + _settings(config) + ".",
         "",
         f"Baselines, mean NDCG@{k}: {base} {feature.align(main).mean():.4f}",
     ]
@@ -136,11 +137,11 @@ def write_report(config, out) -> Path:
     measure_label = registry.parse(f"ndcg@{k}").label
     lines += ["", f"## Against the feature baseline ({base})", "", _markdown(table, {
         "learner": ("learner", 0), "alpha": ("α", 1), "ndcg": (measure_label, 4),
-        "p_vs_lambdamart": ("p vs LambdaMART", 4), "bm25_reward": ("Reward", 4),
-        "bm25_risk": ("Risk", 4), "bm25_risk_p_vs_lambdamart": ("p(Risk) vs LambdaMART", 4),
-        "bm25_reward_risk": ("Reward/Risk", 2),
-        "bm25_wins": ("Wins", 1), "bm25_losses": ("Losses", 1), "bm25_wins_losses": ("W/L", 2),
-        "bm25_loss_gt_20": ("Loss>20%", 1), "urisk": (f"URisk(α={alpha:g})", 4),
+        "p_vs_lambdamart": ("p vs LambdaMART", 4), f"{base}_reward": ("Reward", 4),
+        f"{base}_risk": ("Risk", 4), f"{base}_risk_p_vs_lambdamart": ("p(Risk) vs LambdaMART", 4),
+        f"{base}_reward_risk": ("Reward/Risk", 2), f"{base}_wins": ("Wins", 1),
+        f"{base}_losses": ("Losses", 1), f"{base}_wins_losses": ("W/L", 2),
+        f"{base}_loss_gt_20": ("Loss>20%", 1), "urisk": (f"URisk(α={alpha:g})", 4),
         "trisk": ("TRisk", 2), "trisk_p": ("p(TRisk)", 4)})]
     if "georisk" in table:
         lines += ["", "## Against the learned baselines (macro-averaged)", "", _markdown(table, {
@@ -165,6 +166,23 @@ def write_report(config, out) -> Path:
     return folder.report_path
 
 
+def _settings(config) -> str:
+    """The training settings, as the report states them."""
+    training = config["training"]
+    parts = [f"at most {training['rounds']} trees, early stopping after "
+             f"{training['early_stopping']} rounds without gain in validation NDCG@"
+             f"{config['evaluation']['k']}",
+             f"{training['num_threads']} thread(s) per unit",
+             "LightGBM parameters: " + (", ".join(f"{key} = {value!r}" for key, value in
+                                                  config["lightgbm"].items()) or "its defaults"),
+             "objective parameters: " + (", ".join(f"{key} = {value!r}" for key, value in
+                                                   config["objective"].items())
+                                         or "the objectives' defaults"),
+             f"split seed {config['split']['seed']}, {config['split']['folds']} folds, "
+             f"{config['split']['heldout']:g} of the queries held out"]
+    return "; ".join(parts)
+
+
 def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame) -> list[Path]:
     """GeoRisk against α per learner, and per-query TR/TJ bars; none without matplotlib."""
     try:
@@ -185,6 +203,12 @@ def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame
             ax.plot(rows["alpha"], rows[column], marker="o", label=learner)
     ax.set_xlabel("training α")
     ax.set_ylabel(f"{'GeoRisk' if column == 'georisk' else 'URisk'} (evaluation α = {alpha:g})")
+    # An honest scale: at least 0.05 of the measure around the values, stated on the figure.
+    low, high = table[column].min(), table[column].max()
+    middle, span = (low + high) / 2, max(high - low, 0.05)
+    ax.set_ylim(middle - 0.6 * span, middle + 0.6 * span)
+    ax.text(0.01, 0.01, f"values range over {high - low:.4f}", transform=ax.transAxes,
+            fontsize=8, va="bottom")
     ax.set_title(f"{config['name']}: risk-reward trade-off by learner")
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -223,9 +223,10 @@ def learned_baseline_scorer(name, subsets: Subsets, split: dict, config):
     return model.predict
 
 
-def build_baselines(data: LetorData, subsets: Subsets, split: dict, config
+def build_baselines(data: LetorData, subsets: Subsets, split: dict, config, stream=None
                     ) -> tuple[BaselineStore, BaselineStore | None]:
-    """Feature baseline and learned baselines, per main query."""
+    """Feature baseline and learned baselines, per main query; a line per learned baseline
+    trained on ``stream``."""
     main = [q for part in split["parts"] for q in part]
     X, y, g = subsets.take(main)
     k = config["evaluation"]["k"]
@@ -234,8 +235,14 @@ def build_baselines(data: LetorData, subsets: Subsets, split: dict, config
                                          k=k)
     if not base["learned"]:
         return feature, None
-    columns = {name: metrics.ndcg(y, learned_baseline_scorer(name, subsets, split, config)(X),
-                                  g, k) for name in base["learned"]}
+    columns = {}
+    for i, name in enumerate(base["learned"], start=1):
+        start = time.perf_counter()
+        columns[name] = metrics.ndcg(y, learned_baseline_scorer(name, subsets, split, config)(X),
+                                     g, k)
+        if stream is not None:
+            print(f"  learned baseline {i}/{len(base['learned'])} {name} trained "
+                  f"({time.perf_counter() - start:.1f} s)", file=stream, flush=True)
     learned = BaselineStore(pd.DataFrame(columns, index=main), "ndcg", k,
                             {name: {"source": "learned", "trained_on": "heldout"}
                              for name in base["learned"]})
@@ -325,17 +332,27 @@ def _worker_run(unit: Unit) -> float:
 # ----------------------------------------------------------------------------------------------
 # The whole run
 
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 60:02d}:{seconds % 60:02d}"
+
+
 class Progress:
-    """One line per event on standard error: units done, running and left, elapsed time."""
+    """One line per event on standard error: units done, running and left, elapsed time and,
+    once units have finished in this run, an estimate of the time left."""
 
     def __init__(self, total: int, done: int, stream=sys.stderr):
         self.total, self.done, self.start, self.stream = total, done, time.perf_counter(), stream
+        self.first_done = done
 
     def line(self, running: int, message: str) -> None:
-        elapsed = int(time.perf_counter() - self.start)
+        elapsed = time.perf_counter() - self.start
         left = self.total - self.done - running
+        finished = self.done - self.first_done
+        estimate = (f", about {_clock(elapsed / finished * (left + running))} to go"
+                    if finished and left + running else "")
         print(f"[{self.done}/{self.total} done, {running} running, {left} left, "
-              f"{elapsed // 60:02d}:{elapsed % 60:02d}] {message}", file=self.stream, flush=True)
+              f"{_clock(elapsed)}{estimate}] {message}", file=self.stream, flush=True)
 
 
 def check_before_training(config, data: LetorData) -> None:
@@ -348,6 +365,30 @@ def check_before_training(config, data: LetorData) -> None:
     if data.query_ids.size < minimum_queries(config):
         raise ValueError(f"the dataset has {data.query_ids.size} queries; the split needs at "
                          f"least {minimum_queries(config)}")
+    check_lightgbm_parameters(config, data)
+
+
+def check_lightgbm_parameters(config, data: LetorData) -> None:
+    """Let LightGBM judge the ``[lightgbm]`` parameters on a few queries, before any training;
+    refuse a ``min_data_in_leaf`` that leaves a fold's training part without a split."""
+    few = Subsets(data).take([str(q) for q in data.query_ids[:3]])
+    try:
+        lgb.train({**config["lightgbm"], "objective": "lambdarank", "verbose": -1,
+                   "num_threads": 1}, lgb.Dataset(few[0], few[1], group=few[2]), 1)
+    except (lgb.basic.LightGBMError, ValueError, TypeError) as exc:
+        raise ValueError(f"configuration [lightgbm]: LightGBM refuses the parameters "
+                         f"{config['lightgbm']}: {str(exc).strip()}") from None
+    min_leaf = config["lightgbm"].get("min_data_in_leaf")
+    if min_leaf is not None:
+        split = make_split(data.query_ids, config)
+        sizes = dict(zip(map(str, data.query_ids), data.group.tolist()))
+        parts = [split["heldout_train"]] + [fold_queries(split, f)[0]
+                                            for f in range(config["split"]["folds"])]
+        smallest = min(sum(sizes[q] for q in part) for part in parts)
+        if min_leaf * 2 > smallest:
+            raise ValueError(f"configuration [lightgbm] min_data_in_leaf = {min_leaf}: the "
+                             f"smallest training part has {smallest} documents, too few for "
+                             "even one split (each leaf needs min_data_in_leaf)")
 
 
 def run_experiment(config, out, *, jobs: int = 1, stop_after: str | None = None,
@@ -373,7 +414,7 @@ def run_experiment(config, out, *, jobs: int = 1, stop_after: str | None = None,
     if not folder.has_baselines(learned=bool(config["baselines"]["learned"])):
         print("training the learned baselines on the held-out queries ...", file=stream,
               flush=True)
-        folder.write_baselines(*build_baselines(data, Subsets(data), split, config))
+        folder.write_baselines(*build_baselines(data, Subsets(data), split, config, stream))
     if stop_after == "baselines":
         return folder.baselines_dir
 
