@@ -365,3 +365,38 @@ def test_report_names_the_feature_baseline_and_states_the_settings_with_progress
     report = (tmp_path / "out" / "report.md").read_text()
     assert "Training: at most 40 trees, early stopping after 5 rounds" in report
     assert "LightGBM parameters: num_leaves = 7, min_data_in_leaf = 10" in report
+
+
+def test_repeats_average_each_query_over_the_repeats_that_tested_it(tmp_path):
+    """[split] repeats = 2: two splits with derived seeds, units keyed by repeat, resumable; the
+    report's per-query NDCG is the mean over the repeats that tested the query."""
+    from lgb_risk.experiment.layout import RunFolder
+    from lgb_risk.experiment.report import collect_results, tested_counts
+
+    text = SMALL.replace("folds = 3", "folds = 3\nrepeats = 2").replace("GeoRisk = [2]\n", "")
+    config = load_config(_config_file(tmp_path, text))
+    out = tmp_path / "out"
+    run_experiment(config, out)
+    first, second = RunFolder(out).repeats(config)
+    assert first.read_split()["seed"] == config["split"]["seed"]
+    assert second.read_split()["seed"] != first.read_split()["seed"]
+    assert len(list((out / "repeat1" / "units").glob("*.csv"))) == 9
+    results = collect_results(config, out)
+    counts = tested_counts(config, out)
+    unit = Unit(0, "UCRO", 2.0, 1)
+    per_query = {}
+    for folder in (first, second):
+        for u in [Unit(f, "UCRO", 2.0, folder.repeat) for f in range(3)]:
+            frame = folder.read_unit(u)
+            for q, v in zip(frame["query_id"], frame["ndcg"]):
+                per_query.setdefault(q, []).append(v)
+    for q, values in per_query.items():
+        assert results.loc[q, ("UCRO", 2.0)] == pytest.approx(sum(values) / len(values),
+                                                              abs=1e-15)
+        assert counts[q] == len(values)
+    assert str(unit) == "repeat 1 fold 0 UCRO α=2"
+    report = (out / "report.md").read_text()
+    assert "The protocol repeated 2 times" in report and "Repeats per query:" in report
+    again = _cli("run", _config_file(tmp_path, text), "--out", out, cwd=tmp_path)
+    _, err = again.communicate(timeout=600)
+    assert again.returncode == 0 and "0 unit(s) to run" in err

@@ -22,6 +22,7 @@ A configuration has these tables (every key optional unless marked; defaults in 
     seed = 2016
     heldout = 0.2                         # fraction held out to train the learned baselines
     folds = 5
+    repeats = 1                           # the whole protocol repeated with derived seeds
 
     [baselines]
     feature = 25                          # 1-based feature number of the feature baseline (BM25)
@@ -95,7 +96,7 @@ DEFAULTS = {
     "data": {"source": "synthetic", "path": None, "n_features": None, "queries": 300,
              "mean_docs": 40.0, "features": 20, "seed": 0},
     "evaluation": {"k": 10},
-    "split": {"seed": 2016, "heldout": 0.2, "folds": 5},
+    "split": {"seed": 2016, "heldout": 0.2, "folds": 5, "repeats": 1},
     "baselines": {"feature": 1, "feature_name": "bm25", "learned": list(LEARNED_BASELINES)},
     "learners": {"LambdaMART": [0.0]},
     "training": {"rounds": 500, "early_stopping": 20, "num_threads": 1},
@@ -161,6 +162,7 @@ def validate(raw: dict) -> dict:
     _number(split["seed"], "split.seed", minimum=0, integer=True)
     _number(split["heldout"], "split.heldout", minimum=0, maximum=0.9, strict_min=True)
     _number(split["folds"], "split.folds", minimum=3, integer=True)
+    _number(split["repeats"], "split.repeats", minimum=1, integer=True)
 
     base = config["baselines"]
     _number(base["feature"], "baselines.feature", minimum=1, integer=True)

@@ -7,6 +7,7 @@
     OUT/baselines/feature.csv            per-query NDCG@k of the feature baseline (+ .meta.json)
     OUT/baselines/learned.csv            per-query NDCG@k of the learned baselines (+ .meta.json)
     OUT/units/foldF__LEARNER__aALPHA.csv one unit's per-query test NDCG@k and best iteration
+    OUT/repeatR/split.json, baselines/, units/   the same for repeat R >= 1 (``[split] repeats``)
     OUT/report.md, report.csv, *.png     the report (:mod:`lgb_risk.experiment.report`)
 
 Every file is written whole or not at all (atomic rename); :meth:`RunFolder.prepare` removes the
@@ -28,23 +29,26 @@ __all__ = ["RunFolder", "Unit", "all_units"]
 
 @dataclass(frozen=True)
 class Unit:
-    """One (fold, learner, α) training run."""
+    """One (fold, learner, α) training run of one repeat of the protocol."""
 
     fold: int
     learner: str
     alpha: float
+    repeat: int = 0
 
     @property
     def filename(self) -> str:
         return f"fold{self.fold}__{self.learner}__a{self.alpha:g}.csv"
 
     def __str__(self):
-        return f"fold {self.fold} {self.learner} α={self.alpha:g}"
+        where = f"repeat {self.repeat} " if self.repeat else ""
+        return f"{where}fold {self.fold} {self.learner} α={self.alpha:g}"
 
 
 def all_units(config) -> list[Unit]:
-    """Every unit of a configuration: learners × their α × folds."""
-    return [Unit(fold, learner, alpha) for learner, alphas in config["learners"].items()
+    """Every unit of a configuration: repeats × learners × their α × folds."""
+    return [Unit(fold, learner, alpha, repeat) for repeat in range(config["split"]["repeats"])
+            for learner, alphas in config["learners"].items()
             for alpha in alphas for fold in range(config["split"]["folds"])]
 
 
@@ -60,16 +64,22 @@ def _extends(config: dict, recorded: dict) -> bool:
 class RunFolder:
     """An experiment's output folder (see the module docstring for its files)."""
 
-    def __init__(self, out):
+    def __init__(self, out, repeat: int = 0):
         self.out = Path(out)
+        self.repeat = repeat
         self.config_path = self.out / "config.json"
-        self.split_path = self.out / "split.json"
-        self.baselines_dir = self.out / "baselines"
+        here = self.out if repeat == 0 else self.out / f"repeat{repeat}"
+        self.split_path = here / "split.json"
+        self.baselines_dir = here / "baselines"
         self.feature_path = self.baselines_dir / "feature.csv"
         self.learned_path = self.baselines_dir / "learned.csv"
-        self.units_dir = self.out / "units"
+        self.units_dir = here / "units"
         self.report_path = self.out / "report.md"
         self.report_csv_path = self.out / "report.csv"
+
+    def repeats(self, config) -> list[RunFolder]:
+        """The folder of every repeat of the configuration (repeat 0 is this folder's top)."""
+        return [RunFolder(self.out, r) for r in range(config["split"]["repeats"])]
 
     def prepare(self) -> None:
         """Create the folders; remove the temporary files this library's writes left when a run
@@ -79,12 +89,13 @@ class RunFolder:
         """
         if self.out.exists() and not self.out.is_dir():
             raise ValueError(f"--out {self.out} is a file; an experiment writes a folder")
-        if self.out.is_dir() and any(self.out.iterdir()) and not self.config_path.exists():
+        if (self.repeat == 0 and self.out.is_dir() and any(self.out.iterdir())
+                and not self.config_path.exists()):
             raise ValueError(f"--out {self.out} is a folder with other files and no run in it "
                              "(no config.json); choose an empty or new folder")
         self.units_dir.mkdir(parents=True, exist_ok=True)
         self.baselines_dir.mkdir(exist_ok=True)
-        for folder in (self.out, self.units_dir, self.baselines_dir):
+        for folder in {self.out, self.split_path.parent, self.units_dir, self.baselines_dir}:
             for stale in folder.glob(f".*{TEMPORARY}"):
                 stale.unlink()  # its unit or stage is redone
 
@@ -95,7 +106,13 @@ class RunFolder:
         (the units done are kept; only the new ones are trained).
         """
         if self.config_path.exists():
+            from lgb_risk.experiment.config import validate
+
             recorded = json.loads(self.config_path.read_text())
+            try:
+                recorded = validate(recorded)  # keys added since get their defaults
+            except ValueError:
+                pass
             if not _extends(config, recorded):
                 changed = sorted(k for k in set(config) | set(recorded)
                                  if config.get(k) != recorded.get(k))

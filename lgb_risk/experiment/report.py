@@ -23,27 +23,60 @@ from lgb_risk._io import atomic_write, atomic_write_text
 from lgb_risk.experiment.layout import RunFolder, all_units
 from lgb_risk.objectives import OBJECTIVES
 
-__all__ = ["collect_results", "results_table", "write_report"]
+__all__ = ["collect_results", "tested_counts", "averaged_baselines", "results_table",
+           "write_report"]
 
 SUMMARY = list(risk.SUMMARY_FIELDS[1:])  # reward ... loss_gt_20
 
 
+def _averaged(per_repeat: list) -> pd.DataFrame:
+    """Mean over repeats of per-query tables (rows: queries), rows in order of first
+    appearance: a query counts once, whatever the number of repeats that tested it."""
+    stacked = pd.concat(per_repeat)
+    order = list(dict.fromkeys(stacked.index))
+    return stacked.groupby(level=0, sort=False).mean().loc[order]
+
+
 def collect_results(config, out) -> pd.DataFrame:
-    """Per-query test NDCG of every (learner, α): rows = main queries, columns = (learner, α)."""
-    folder = RunFolder(out)
-    main = folder.main_queries()
-    columns = {}
-    for unit in all_units(config):
-        if not folder.unit_done(unit):
-            raise FileNotFoundError(f"unit {unit} has no results ({folder.unit_path(unit)}); run "
-                                    "the experiment again to finish it")
-        frame = folder.read_unit(unit)
-        columns.setdefault((unit.learner, unit.alpha), []).append(frame)
-    table = {key: pd.concat(parts).set_index("query_id")["ndcg"] for key, parts in columns.items()}
-    result = pd.DataFrame(table).loc[main]
-    if result.isna().any().any():
-        raise ValueError("the units' test parts do not cover every main query once")
-    return result
+    """Per-query test NDCG of every (learner, α), averaged over the repeats that tested the
+    query: rows = queries, columns = (learner, α)."""
+    per_repeat = []
+    for folder in RunFolder(out).repeats(config):
+        columns = {}
+        for unit in all_units(config):
+            if unit.repeat != folder.repeat:
+                continue
+            if not folder.unit_done(unit):
+                raise FileNotFoundError(f"unit {unit} has no results ({folder.unit_path(unit)}); "
+                                        "run the experiment again to finish it")
+            columns.setdefault((unit.learner, unit.alpha), []).append(folder.read_unit(unit))
+        table = pd.DataFrame({key: pd.concat(parts).set_index("query_id")["ndcg"]
+                              for key, parts in columns.items()})
+        result = table.loc[folder.main_queries()]
+        if result.isna().any().any():
+            raise ValueError("the units' test parts do not cover every main query once")
+        per_repeat.append(result)
+    return _averaged(per_repeat)
+
+
+def tested_counts(config, out) -> pd.Series:
+    """How many repeats tested each query (its number of repeats as a main query)."""
+    queries = [q for folder in RunFolder(out).repeats(config) for q in folder.main_queries()]
+    return pd.Series(queries).value_counts(sort=False)
+
+
+def averaged_baselines(config, out, queries) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per-query NDCG of the feature baseline and (baselines × queries) of the learned ones,
+    averaged over the repeats that tested each query, aligned to ``queries``."""
+    features, learned = [], []
+    for folder in RunFolder(out).repeats(config):
+        main = folder.main_queries()
+        feature_store, learned_store = folder.read_baselines()
+        features.append(pd.DataFrame(feature_store.align(main), index=main))
+        if learned_store is not None:
+            learned.append(pd.DataFrame(learned_store.align(main), index=main))
+    feature = _averaged(features).loc[queries].to_numpy()[:, 0]
+    return feature, (_averaged(learned).loc[queries].to_numpy().T if learned else None)
 
 
 def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -52,10 +85,7 @@ def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFr
     ``results`` is :func:`collect_results`'s table, read here when not given.
     """
     results = collect_results(config, out) if results is None else results
-    main = list(results.index)
-    feature_store, learned_store = RunFolder(out).read_baselines()
-    feature = feature_store.align(main)[:, 0]
-    learned = None if learned_store is None else learned_store.align(main).T
+    feature, learned = averaged_baselines(config, out, list(results.index))
     alpha = config["report"]["alpha"]
     prefix = config["baselines"]["feature_name"]  # the feature baseline's columns: PREFIX_reward
     reference = results[("LambdaMART", config["learners"]["LambdaMART"][0])].to_numpy()
@@ -118,22 +148,32 @@ def write_report(config, out) -> Path:
     alpha = config["report"]["alpha"]
     base = config["baselines"]["feature_name"]
     split = folder.read_split()
-    main = folder.main_queries()
-    feature, learned = folder.read_baselines()
+    queries = list(results.index)
+    feature, learned = averaged_baselines(config, out, queries)
+    repeats = config["split"]["repeats"]
+    if repeats == 1:
+        tested = (f"{len(queries)} main queries (test parts of all folds), "
+                  f"{len(split['heldout_train']) + len(split['heldout_valid'])} held out for the "
+                  "learned baselines.")
+    else:
+        counts = tested_counts(config, out).value_counts().sort_index()
+        tested = (f"The protocol repeated {repeats} times with derived seeds (split, learned "
+                  f"baselines, folds); {len(queries)} queries tested at least once, each query's "
+                  "NDCG averaged over the repeats that tested it before any statistic (n = "
+                  "queries). Repeats per query: " + ", ".join(
+                      f"{n} queries in {times}" for times, n in counts.items()) + ".")
     lines = [
         f"# {config['name']}: risk-sensitive LambdaMART, {len(split['parts'])} folds",
         "",
-        f"{len(main)} main queries (test parts of all folds), "
-        f"{len(split['heldout_train']) + len(split['heldout_valid'])} held out for the learned "
-        f"baselines. NDCG@{k}. Risk measures at α = {alpha:g}.",
+        f"{tested} NDCG@{k}. Risk measures at α = {alpha:g}.",
         "",
         "Training: " + _settings(config) + ".",
         "",
-        f"Baselines, mean NDCG@{k}: {base} {feature.align(main).mean():.4f}",
+        f"Baselines, mean NDCG@{k}: {base} {feature.mean():.4f}",
     ]
     if learned is not None:
-        means = learned.align(main).mean(axis=0)
-        lines[-1] += "; " + "; ".join(f"{n} {v:.4f}" for n, v in zip(learned.names, means))
+        names = RunFolder(out).read_baselines()[1].names
+        lines[-1] += "; " + "; ".join(f"{n} {v:.4f}" for n, v in zip(names, learned.mean(axis=1)))
     measure_label = registry.parse(f"ndcg@{k}").label
     lines += ["", f"## Against the feature baseline ({base})", "", _markdown(table, {
         "learner": ("learner", 0), "alpha": ("α", 1), "ndcg": (measure_label, 4),
@@ -179,7 +219,8 @@ def _settings(config) -> str:
                                                    config["objective"].items())
                                          or "the objectives' defaults"),
              f"split seed {config['split']['seed']}, {config['split']['folds']} folds, "
-             f"{config['split']['heldout']:g} of the queries held out"]
+             f"{config['split']['heldout']:g} of the queries held out, "
+             f"{config['split']['repeats']} repeat(s)"]
     return "; ".join(parts)
 
 
@@ -218,7 +259,7 @@ def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame
     learner = config["report"]["learner"] or next(
         (n for n in reversed(list(config["learners"])) if n != "LambdaMART"), "LambdaMART")
     key = (learner, max(config["learners"][learner]))
-    feature = RunFolder(out).read_baselines()[0].align(results.index)[:, 0]
+    feature = averaged_baselines(config, out, list(results.index))[0]
     t = risk.trisk(results[key].to_numpy(), feature, alpha)
     order = np.argsort(t.tr)
     fig, ax = plt.subplots(figsize=(8, 4))

@@ -92,9 +92,18 @@ def minimum_queries(config) -> int:
     return 3 + 2 * config["split"]["folds"]
 
 
-def make_split(query_ids, config) -> dict:
+def repeat_seed(config, repeat: int) -> int:
+    """The split seed of a repeat: the configured seed for repeat 0 (one split as before),
+    seeds derived from it and the repeat number for the others."""
+    seed = config["split"]["seed"]
+    if repeat == 0:
+        return seed
+    return int(np.random.SeedSequence([seed, repeat]).generate_state(1)[0])
+
+
+def make_split(query_ids, config, repeat: int = 0) -> dict:
     """The protocol's split of the query ids (strings), seeded; see the module docstring."""
-    split = config["split"]
+    split = {**config["split"], "seed": repeat_seed(config, repeat)}
     ids = np.array([str(q) for q in query_ids])
     need = minimum_queries(config)
     n_held = int(round(split["heldout"] * ids.size))
@@ -274,7 +283,7 @@ def run_unit(unit: Unit, config, data: LetorData, split: dict, stores, out: Path
     Xt, yt, gt = subsets.take(test_ids)
     booster = train_booster(objective, subsets.take(train_ids), subsets.take(valid_ids), config)
     scores = booster.predict(Xt, num_iteration=booster.best_iteration)
-    RunFolder(out).write_unit(unit, pd.DataFrame({
+    RunFolder(out, unit.repeat).write_unit(unit, pd.DataFrame({
         "query_id": test_ids, "ndcg": metrics.ndcg(yt, scores, gt, config["evaluation"]["k"]),
         "best_iteration": booster.best_iteration}))
     return time.perf_counter() - start
@@ -319,14 +328,21 @@ def _worker_init(config, out, driver_pid):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_driver, args=(driver_pid,), daemon=True).start()
     _set_unit_threads(config)  # for the worker's whole life
-    folder = RunFolder(out)
-    _WORKER_STATE.update(config=config, out=folder.out, data=load_dataset(config),
-                         split=folder.read_split(), stores=folder.read_baselines())
+    _WORKER_STATE.update(config=config, out=Path(out), data=load_dataset(config), repeats={})
 
 
 def _worker_run(unit: Unit) -> float:
     s = _WORKER_STATE
-    return run_unit(unit, s["config"], s["data"], s["split"], s["stores"], s["out"])
+    split, stores = _repeat_state(s, unit.repeat)
+    return run_unit(unit, s["config"], s["data"], split, stores, s["out"])
+
+
+def _repeat_state(state: dict, repeat: int):
+    """A repeat's split and baselines, read once per process."""
+    if repeat not in state["repeats"]:
+        folder = RunFolder(state["out"], repeat)
+        state["repeats"][repeat] = (folder.read_split(), folder.read_baselines())
+    return state["repeats"][repeat]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -402,31 +418,37 @@ def run_experiment(config, out, *, jobs: int = 1, stop_after: str | None = None,
     folder = RunFolder(out)
     data = load_dataset(config)
     check_before_training(config, data)
-    folder.prepare()
+    repeats = folder.repeats(config)
+    for repeat in repeats:
+        repeat.prepare()
     folder.keep_config(config)
 
-    if not folder.split_path.exists():
-        folder.write_split(make_split(data.query_ids, config))
-    split = folder.read_split()
+    for repeat in repeats:
+        if not repeat.split_path.exists():
+            repeat.write_split(make_split(data.query_ids, config, repeat.repeat))
     if stop_after == "split":
         return folder.split_path
 
-    if not folder.has_baselines(learned=bool(config["baselines"]["learned"])):
-        print("training the learned baselines on the held-out queries ...", file=stream,
-              flush=True)
-        folder.write_baselines(*build_baselines(data, Subsets(data), split, config, stream))
+    for repeat in repeats:
+        if not repeat.has_baselines(learned=bool(config["baselines"]["learned"])):
+            where = f" (repeat {repeat.repeat})" if repeat.repeat else ""
+            print(f"training the learned baselines on the held-out queries{where} ...",
+                  file=stream, flush=True)
+            repeat.write_baselines(*build_baselines(data, Subsets(data), repeat.read_split(),
+                                                    config, stream))
     if stop_after == "baselines":
         return folder.baselines_dir
 
     units = all_units(config)
-    todo = [u for u in units if not folder.unit_done(u)]
+    todo = [u for u in units if not repeats[u.repeat].unit_done(u)]
     progress = Progress(len(units), len(units) - len(todo), stream)
     progress.line(0, f"{len(todo)} unit(s) to run with {jobs} job(s)")
     if jobs == 1:
-        stores = folder.read_baselines()
+        state = {"out": folder.out, "repeats": {}}
         with unit_threads(config):
             for unit in todo:
                 progress.line(1, f"{unit} started")
+                split, stores = _repeat_state(state, unit.repeat)
                 seconds = run_unit(unit, config, data, split, stores, folder.out)
                 progress.done += 1
                 progress.line(0, f"{unit} finished ({seconds:.1f} s)")
