@@ -7,7 +7,8 @@
                                           learners x alpha x folds, report.
 ``lgb-risk split CONFIG`` / ``baselines``  run an experiment's first stages only.
 ``lgb-risk active POOL --scores FILE``     estimate a ranker's DCG/ERR on a labelling budget
-                                          ([AE]), or simulate active against passive.
+                                          (Sawade et al. 2013), or simulate active
+                                          against passive.
 ``lgb-risk demo``                         evaluate a small synthetic TREC collection.
 
 Run ``lgb-risk COMMAND --help`` for the options.
@@ -379,9 +380,9 @@ def build_parser() -> argparse.ArgumentParser:
         "header system,topic,score, or the output of lgb-risk evaluate --per-topic --format csv "
         "(header run,topic,MEASURE...; --measure chooses one). One row per system and alpha: "
         "mean, ZRisk and GeoRisk within "
-        "the population of all systems ([GEO] Table 5), T*Risk against the per-topic mean, and "
+        "the population of all systems (Dinçer et al., SIGIR 2016, Table 5), T*Risk against the per-topic mean, and "
         "with --baseline URisk, TRisk, its p-value, and ZRisk/GeoRisk against that single "
-        "baseline ([GEO] Table 4).")
+        "baseline (the same paper's Table 4).")
     rk.add_argument("scores", help="the per-topic CSV")
     rk.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS),
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
@@ -407,7 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.set_defaults(func=lambda args, stage=stage: _cmd_run(args, stage))
 
     ac = sub.add_parser(
-        "active", help="estimate a ranker's DCG/ERR on a labelling budget ([AE])",
+        "active", help="estimate a ranker's DCG/ERR on a labelling budget (Sawade et al. 2013)",
         description="Active evaluation (Sawade et al., Machine Learning 2013): estimate the mean "
         "DCG@k or ERR@k of a ranker over a pool of queries (or the difference of two rankers) "
         "from the queries a labelling budget pays for, drawn from the cost-optimal distribution. "

@@ -16,6 +16,9 @@ baselines of the set being evaluated: one set's baselines directly, or a mapping
 
 Baselines are an array aligned to the set's queries — shape (n_queries,) for one baseline,
 (n_queries, n_systems) for several — or a pair ``(BaselineStore, query_ids)``.
+
+[GEO] Dinçer, Macdonald, Ounis. Risk-sensitive evaluation and learning to rank using multiple
+      baselines. SIGIR 2016.
 """
 
 from __future__ import annotations

@@ -7,6 +7,10 @@ LambdaMART (of NDCG, and of the per-query loss to the feature baseline whose mea
 URisk and TRisk against the feature baseline, and GeoRisk and T*Risk against the
 learned baselines, at the report's α. Written as ``report.md`` and ``report.csv``; figures
 (``plot`` extra) as PNG files.
+
+[GEO] Dinçer, Macdonald, Ounis. Risk-sensitive evaluation and learning to rank using multiple
+      baselines. SIGIR 2016. [TR] the same authors, Hypothesis testing for the risk-sensitive
+      evaluation of retrieval systems. SIGIR 2014.
 """
 
 from __future__ import annotations
