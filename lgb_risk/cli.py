@@ -379,8 +379,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Risk measures of every system of a per-topic table: in long format with "
         "header system,topic,score, or the output of lgb-risk evaluate --per-topic --format csv "
         "(header run,topic,MEASURE...; --measure chooses one). One row per system and alpha: "
-        "mean, ZRisk and GeoRisk within "
-        "the population of all systems (Dinçer et al., SIGIR 2016, Table 5), T*Risk against the per-topic mean, and "
+        "mean, ZRisk and GeoRisk within the population of all systems (Dinçer et al., SIGIR "
+        "2016, Table 5), T*Risk against the per-topic mean, and "
         "with --baseline URisk, TRisk, its p-value, and ZRisk/GeoRisk against that single "
         "baseline (the same paper's Table 4).")
     rk.add_argument("scores", help="the per-topic CSV")
