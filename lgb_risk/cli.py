@@ -309,7 +309,8 @@ def _cmd_run(args, stop_after=None) -> None:
 
     config = _experiment_config(args)
     out = Path(args.out) if args.out else Path("runs") / config["name"]
-    result = run_experiment(config, out, jobs=getattr(args, "jobs", 1), stop_after=stop_after)
+    result = run_experiment(config, out, jobs=getattr(args, "jobs", 1),
+                            scheduler=getattr(args, "scheduler", None), stop_after=stop_after)
     print(f"wrote {result}")
     if stop_after is None:
         print(result.read_text())
@@ -395,8 +396,11 @@ def build_parser() -> argparse.ArgumentParser:
             ("run", None, "run or resume an experiment (the papers' protocol), write its report"),
             ("split", "split", "write an experiment's query split only"),
             ("baselines", "baselines", "write an experiment's split and baselines only")):
-        cmd = sub.add_parser(name, help=text, description=text + ". A finished stage or unit of "
-                             "work is never redone: re-running resumes.")
+        cmd = sub.add_parser(name, help=text, description=text + ". Resumable: every stage and "
+                             "unit of work is written whole or not at all, and running the same "
+                             "command again (after a crash, Ctrl-C or kill) redoes only what is "
+                             "missing; a configuration that only adds learners or alpha values "
+                             "continues the same run.")
         cmd.add_argument("config", nargs="?" if name == "run" else None,
                          help="TOML configuration (run: default is the built-in demo)")
         cmd.add_argument("--data", help="data path overriding the configuration's (a folder of "
@@ -404,7 +408,14 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--out", help="output folder (default: runs/NAME)")
         if name == "run":
             cmd.add_argument("--jobs", type=_positive_int, default=1,
-                             help="units of work trained in parallel processes (default 1)")
+                             help="units trained in parallel: 1 (default) trains them in this "
+                             "process; N > 1 on a local Dask cluster of N single-threaded "
+                             "worker processes started for the run (extra: pip install "
+                             "'lgb_risk[dask]')")
+            cmd.add_argument("--scheduler", metavar="ADDRESS",
+                             help="train the units on the Dask cluster at this scheduler "
+                             "address (e.g. tcp://10.0.0.5:8786); each worker loads the data "
+                             "once, this process writes every unit's file as it arrives")
         cmd.set_defaults(func=lambda args, stage=stage: _cmd_run(args, stage))
 
     ac = sub.add_parser(

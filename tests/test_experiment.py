@@ -403,3 +403,71 @@ def test_repeats_average_each_query_over_the_repeats_that_tested_it(tmp_path):
     again = _cli("run", _config_file(tmp_path, text), "--out", out, cwd=tmp_path)
     _, err = again.communicate(timeout=600)
     assert again.returncode == 0 and "0 unit(s) to run" in err
+
+
+def test_local_dask_cluster_gives_the_same_files_as_one_process(tmp_path):
+    """--jobs 2 (a LocalCluster of two worker processes) writes byte-identical units and report
+    to --jobs 1."""
+    pytest.importorskip("distributed")
+    config_path = _config_file(tmp_path)
+    for jobs in ("1", "2"):
+        run = _cli("run", config_path, "--out", tmp_path / f"jobs{jobs}", "--jobs", jobs,
+                   cwd=tmp_path)
+        _, err = run.communicate(timeout=600)
+        assert run.returncode == 0, err
+    one, two = tmp_path / "jobs1", tmp_path / "jobs2"
+    files = sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(two) for p in two.rglob("*") if p.is_file())
+    for name in files:
+        if name.suffix != ".png":
+            assert (one / name).read_bytes() == (two / name).read_bytes(), name
+
+
+def test_a_failing_unit_fails_alone_on_a_dask_scheduler(tmp_path, monkeypatch):
+    """On the cluster at --scheduler, a unit that raises is reported by name; the other units
+    are written, and running again retries only the failed one."""
+    distributed = pytest.importorskip("distributed")
+    from lgb_risk.experiment import runner
+
+    config = load_config(_config_file(tmp_path))
+    real = runner.compute_unit
+
+    def broken(unit, *args):
+        if (unit.learner, unit.fold) == ("UCRO", 1):
+            raise RuntimeError("disk full")
+        return real(unit, *args)
+
+    monkeypatch.setattr(runner, "compute_unit", broken)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        with pytest.raises(ValueError, match=r"1 unit\(s\) failed.*fold 1 UCRO α=2: "
+                                             r"RuntimeError: disk full"):
+            run_experiment(config, tmp_path / "out", scheduler=cluster.scheduler_address,
+                           stream=open(os.devnull, "w"))
+    units = tmp_path / "out" / "units"
+    assert len(list(units.glob("*.csv"))) == 11 and not (units / "fold1__UCRO__a2.csv").exists()
+    monkeypatch.setattr(runner, "compute_unit", real)
+    import io
+
+    stream = io.StringIO()
+    run_experiment(config, tmp_path / "out", stream=stream)
+    assert "1 unit(s) to run" in stream.getvalue()
+
+
+def test_jobs_without_dask_names_the_extra(tmp_path, monkeypatch):
+    import builtins
+
+    from lgb_risk.experiment import runner
+
+    real_import = builtins.__import__
+
+    def no_dask(name, *args, **kwargs):
+        if name.startswith("distributed"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    config = load_config(_config_file(tmp_path))
+    run_experiment(config, tmp_path / "out", stop_after="baselines")
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    with pytest.raises(ValueError, match=r"pip install 'lgb_risk\[dask\]'"):
+        runner.run_experiment(config, tmp_path / "out", jobs=2, stream=open(os.devnull, "w"))

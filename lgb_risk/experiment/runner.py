@@ -22,14 +22,10 @@ fixed number of threads per unit, seeded splits), so results do not depend on ``
 
 from __future__ import annotations
 
-import os
-import signal
+import json
 import sys
-import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
-from multiprocessing import get_context
 from pathlib import Path
 
 import lightgbm as lgb
@@ -274,19 +270,18 @@ def make_objective(unit: Unit, config, train_ids, stores):
                **{cls.baseline_parameter: store}, **params)
 
 
-def run_unit(unit: Unit, config, data: LetorData, split: dict, stores, out: Path) -> float:
-    """Train one unit and write its per-query test NDCG@k; returns seconds taken."""
-    start = time.perf_counter()
+def compute_unit(unit: Unit, config, data: LetorData, split: dict, stores) -> pd.DataFrame:
+    """Train one unit; its per-query test NDCG@k and the best iteration (``query_id``,
+    ``ndcg``, ``best_iteration``)."""
     subsets = Subsets(data)
     train_ids, valid_ids, test_ids = fold_queries(split, unit.fold)
     objective = make_objective(unit, config, train_ids, stores)
     Xt, yt, gt = subsets.take(test_ids)
     booster = train_booster(objective, subsets.take(train_ids), subsets.take(valid_ids), config)
     scores = booster.predict(Xt, num_iteration=booster.best_iteration)
-    RunFolder(out, unit.repeat).write_unit(unit, pd.DataFrame({
+    return pd.DataFrame({
         "query_id": test_ids, "ndcg": metrics.ndcg(yt, scores, gt, config["evaluation"]["k"]),
-        "best_iteration": booster.best_iteration}))
-    return time.perf_counter() - start
+        "best_iteration": booster.best_iteration})
 
 
 _WORKER_STATE = {}
@@ -313,28 +308,20 @@ def _set_unit_threads(config) -> int:
     return before
 
 
-def _exit_with_driver(driver_pid: int) -> None:
-    """End this worker when the driver is gone (killed, even by SIGKILL): a worker whose
-    parent changed has nobody to report to."""
-    while True:
-        time.sleep(1.0)
-        if os.getppid() != driver_pid:
-            os._exit(1)
-
-
-def _worker_init(config, out, driver_pid):
-    """Each worker process loads the data and the stored split and baselines once, ignores
-    Ctrl-C (the driver handles it) and ends with the driver."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_exit_with_driver, args=(driver_pid,), daemon=True).start()
-    _set_unit_threads(config)  # for the worker's whole life
-    _WORKER_STATE.update(config=config, out=Path(out), data=load_dataset(config), repeats={})
-
-
-def _worker_run(unit: Unit) -> float:
-    s = _WORKER_STATE
-    split, stores = _repeat_state(s, unit.repeat)
-    return run_unit(unit, s["config"], s["data"], split, stores, s["out"])
+def unit_task(unit: Unit, config, out: str) -> tuple[pd.DataFrame, float]:
+    """What a worker runs: one unit, with the data loaded once per process (kept in this
+    module, so that spawned and Dask workers alike find it) and the unit's thread budget set
+    here, in the task's own thread (numba's thread count is per thread). Returns the unit's
+    table and the seconds taken; the driver writes the file."""
+    start = time.perf_counter()
+    key = (str(out), json.dumps(config, sort_keys=True))
+    if _WORKER_STATE.get("key") != key:
+        _WORKER_STATE.clear()
+        _WORKER_STATE.update(key=key, out=Path(out), data=load_dataset(config), repeats={})
+    split, stores = _repeat_state(_WORKER_STATE, unit.repeat)
+    with unit_threads(config):
+        frame = compute_unit(unit, config, _WORKER_STATE["data"], split, stores)
+    return frame, time.perf_counter() - start
 
 
 def _repeat_state(state: dict, repeat: int):
@@ -407,11 +394,59 @@ def check_lightgbm_parameters(config, data: LetorData) -> None:
                              "even one split (each leaf needs min_data_in_leaf)")
 
 
-def run_experiment(config, out, *, jobs: int = 1, stop_after: str | None = None,
-                   stream=sys.stderr) -> Path:
+def _run_on_dask(todo, config, repeats, jobs, scheduler, progress) -> None:
+    """Train the units on a Dask cluster: the one at ``scheduler`` (an address), or a
+    ``LocalCluster`` of ``jobs`` single-threaded worker processes started for the run. Each
+    unit is computed on a worker and written by this process as it arrives, so a lost driver or
+    worker loses only the units in flight. A unit that raises fails alone; the others finish,
+    and the run then raises naming the failed ones."""
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise ValueError("--jobs > 1 and --scheduler run the units on Dask, an optional "
+                         "extra: pip install 'lgb_risk[dask]'") from None
+    import logging
+
+    cluster = None if scheduler is not None else LocalCluster(
+        n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+        silence_logs=logging.ERROR, death_timeout=10)
+    client = Client(scheduler if cluster is None else cluster)
+    failed = {}
+    try:
+        slots = max(1, len(client.scheduler_info()["workers"]))
+        out = str(repeats[0].out)
+        futures = {client.submit(unit_task, unit, config, out, pure=False,
+                                 key=f"unit-{unit.repeat}-{unit.filename}"): unit
+                   for unit in todo}
+        pending = len(futures)
+        for future in as_completed(futures):
+            unit = futures[future]
+            pending -= 1
+            if future.status == "error":
+                failed[unit] = f"{type(future.exception()).__name__}: {future.exception()}"
+                progress.line(min(slots, pending), f"{unit} FAILED: {failed[unit]}")
+                continue
+            frame, seconds = future.result()
+            repeats[unit.repeat].write_unit(unit, frame)
+            progress.done += 1
+            progress.line(min(slots, pending), f"{unit} finished ({seconds:.1f} s)")
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    if failed:
+        raise ValueError(f"{len(failed)} unit(s) failed, the others are kept (run the same "
+                         "command again to retry them): " + "; ".join(
+                             f"{unit}: {message}" for unit, message in failed.items()))
+
+
+def run_experiment(config, out, *, jobs: int = 1, scheduler: str | None = None,
+                   stop_after: str | None = None, stream=sys.stderr) -> Path:
     """Run (or resume) the configured experiment into ``out``; returns the report's path.
 
-    ``stop_after="split"`` or ``"baselines"`` stops after that stage.
+    Units run in this process (``jobs=1``), on a local Dask cluster of ``jobs`` worker
+    processes, or on the Dask cluster at ``scheduler``. ``stop_after="split"`` or
+    ``"baselines"`` stops after that stage.
     """
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
@@ -442,34 +477,19 @@ def run_experiment(config, out, *, jobs: int = 1, stop_after: str | None = None,
     units = all_units(config)
     todo = [u for u in units if not repeats[u.repeat].unit_done(u)]
     progress = Progress(len(units), len(units) - len(todo), stream)
-    progress.line(0, f"{len(todo)} unit(s) to run with {jobs} job(s)")
-    if jobs == 1:
+    where = f"the Dask cluster at {scheduler}" if scheduler else f"{jobs} job(s)"
+    progress.line(0, f"{len(todo)} unit(s) to run with {where}")
+    if jobs == 1 and scheduler is None:
         state = {"out": folder.out, "repeats": {}}
         with unit_threads(config):
             for unit in todo:
                 progress.line(1, f"{unit} started")
+                start = time.perf_counter()
                 split, stores = _repeat_state(state, unit.repeat)
-                seconds = run_unit(unit, config, data, split, stores, folder.out)
+                repeats[unit.repeat].write_unit(unit, compute_unit(unit, config, data, split,
+                                                                   stores))
                 progress.done += 1
-                progress.line(0, f"{unit} finished ({seconds:.1f} s)")
+                progress.line(0, f"{unit} finished ({time.perf_counter() - start:.1f} s)")
     elif todo:
-        with ProcessPoolExecutor(jobs, mp_context=get_context("spawn"),
-                                 initializer=_worker_init,
-                                 initargs=(config, str(folder.out), os.getpid())) as pool:
-            pending = {pool.submit(_worker_run, unit): unit for unit in todo}
-            try:
-                while pending:
-                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        unit = pending.pop(future)
-                        seconds = future.result()
-                        progress.done += 1
-                        progress.line(min(jobs, len(pending)),
-                                      f"{unit} finished ({seconds:.1f} s)")
-            except KeyboardInterrupt:
-                # Stop the units in flight now rather than wait for them; their files are
-                # never half-written, and the next run redoes them.
-                for process in list(pool._processes.values()):
-                    process.terminate()
-                raise
+        _run_on_dask(todo, config, repeats, jobs, scheduler, progress)
     return write_report(config, folder.out)
