@@ -77,7 +77,8 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
     whole = _cli("run", config_path, "--out", tmp_path / "whole", cwd=tmp_path)
     assert whole.wait(timeout=600) == 0, whole.stderr.read()
 
-    killed = _cli("run", config_path, "--out", tmp_path / "killed", cwd=tmp_path)
+    killed = _cli("run", config_path, "--out", tmp_path / "killed", "--jobs", "2",
+                  cwd=tmp_path)  # on a local Dask cluster
     units = tmp_path / "killed" / "units"
     deadline = time.time() + 300
     while time.time() < deadline and not (units.exists() and any(units.glob("*.csv"))):
