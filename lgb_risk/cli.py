@@ -370,8 +370,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "--format table), or wide, one row per run with MEASURE_RISK_aALPHA columns "
                     "(default for csv and json)")
     ev.add_argument("--max-label", type=int, default=4, help="ERR's highest grade (default 4)")
-    ev.add_argument("--jobs", type=_positive_int, default=1,
-                    help="runs read and evaluated in parallel processes (default 1)")
+    ev.add_argument("--jobs", type=_positive_int,
+                    help="runs read and evaluated in this many processes (default: one per "
+                    "usable CPU core, at most one per run, and one for runs of less than "
+                    f"{trec.PARALLEL_FROM_BYTES / 1e6:g} MB in all)")
     _add_output_options(ev)
     ev.set_defaults(func=_cmd_evaluate)
 

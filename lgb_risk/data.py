@@ -55,11 +55,12 @@ def _lines(path):
 class RunColumns(NamedTuple):
     """A TREC run as columns, in file order: what :func:`read_run` returns as a DataFrame.
 
-    ``topic`` and ``docno`` are lists of UTF-8 ``bytes`` (compared as gdeval.pl and trec_eval
-    compare them); ``rank`` and ``score`` arrays; ``name`` the run's :func:`run_name`.
+    ``topic`` is an array of UTF-8 bytes (numpy ``S`` dtype) and ``docno`` a list of UTF-8
+    ``bytes`` (compared as gdeval.pl and trec_eval compare them); ``rank`` and ``score`` arrays;
+    ``name`` the run's :func:`run_name`.
     """
 
-    topic: list
+    topic: np.ndarray
     docno: list
     rank: np.ndarray
     score: np.ndarray
@@ -67,9 +68,10 @@ class RunColumns(NamedTuple):
 
 
 class QrelsColumns(NamedTuple):
-    """A TREC qrels file as columns, in file order (``topic``, ``docno`` as bytes; ``grade``)."""
+    """A TREC qrels file as columns, in file order (``topic`` an array of UTF-8 bytes, ``docno``
+    a list of them; ``grade``)."""
 
-    topic: list
+    topic: np.ndarray
     docno: list
     grade: np.ndarray
 
@@ -101,10 +103,9 @@ def _fast_columns(path, layout):
     for name, width in (("topic", _ID_WIDTH), ("docno", _DOCNO_WIDTH)):
         if raw[:, dtype.fields[name][1] + width - 1].any():
             return None  # an id fills its field: it may have been cut
-    topic, docno = table["topic"].tolist(), table["docno"].tolist()
     if "score" in dtype.names and not np.all(np.isfinite(table["score"])):
         return None
-    return table, topic, docno
+    return table, table["docno"].tolist()
 
 
 def _exact_columns(path, layout: str, numeric: dict, what: str):
@@ -142,14 +143,23 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _each_once_per_topic(topic: np.ndarray, docno: list) -> bool:
+    """Whether no document appears twice for a topic; ``topic`` as a bytes array. Runs and qrels
+    usually list each topic as one block of lines, checked block by block (no pair tuples)."""
+    edges = [0, *(np.flatnonzero(topic[1:] != topic[:-1]) + 1).tolist(), len(docno)]
+    starts = edges[:-1]
+    if len({topic[s] for s in starts}) == len(starts):
+        return all(len(set(docno[s:e])) == e - s for s, e in zip(starts, edges[1:]))
+    return len(set(zip(topic.tolist(), docno))) == len(docno)
+
+
 def _refuse_duplicates(path, layout, numeric, topic, docno, what) -> None:
     """A document listed twice for a topic is an error naming both lines."""
-    pairs = list(zip(topic, docno))
-    if len(set(pairs)) == len(pairs):
+    if _each_once_per_topic(topic, docno):
         return
     _, _, _, numbers = _exact_columns(path, layout, numeric, what)
     first = {}
-    for number, pair in zip(numbers, pairs):
+    for number, pair in zip(numbers, zip(topic.tolist(), docno)):
         if pair in first:
             raise ValueError(
                 f"{path}:{number}: document {pair[1].decode()!r} appears again for topic "
@@ -169,10 +179,12 @@ def _read_trec(path, layout: str, numeric: dict, what: str):
         raise FileNotFoundError(f"no such file: {p}")
     fast = _fast_columns(p, layout)
     if fast is not None:
-        table, topic, docno = fast
+        table, docno = fast
+        topic = table["topic"]
         values = {name: table[name.lower()] for name in numeric}
     else:
-        topic, docno, lists, _ = _exact_columns(p, layout, numeric, what)
+        topics, docno, lists, _ = _exact_columns(p, layout, numeric, what)
+        topic = np.array(topics, dtype=bytes)
         values = {name: np.array(column) for name, column in lists.items()}
     _refuse_duplicates(p, layout, numeric, topic, docno, what)
     return topic, docno, values

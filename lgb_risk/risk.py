@@ -163,8 +163,7 @@ def trisk(system, baseline, alpha=1.0, *, nan_policy="raise") -> TRiskResult:
     c = x.size
     if c < 2:
         raise ValueError(f"TRisk needs at least 2 queries, got {c}")
-    u = x.mean()
-    s_x = x.std(ddof=1)
+    t, u, s_x = (float(v) for v in _t_statistics(x))
     if not s_x > 0:
         raise ValueError("TRisk is undefined: every query has the same risk-weighted difference "
                          "x_q (standard error 0), e.g. the system equals the baseline")
@@ -172,13 +171,22 @@ def trisk(system, baseline, alpha=1.0, *, nan_policy="raise") -> TRiskResult:
     # Jackknife: URisk without query i, theta_(i) = (sum x - x_i) / (c - 1).
     theta = (x.sum() - x) / (c - 1)
     se_j = np.sqrt((c - 1) / c * np.sum((theta - theta.mean()) ** 2))
-    t = u / se
     return TRiskResult(
-        trisk=float(t), urisk=float(u), se=float(se), se_jackknife=float(se_j),
-        p_value=student_t_two_sided_p(float(t), c - 1),
+        trisk=t, urisk=u, se=float(se), se_jackknife=float(se_j),
+        p_value=student_t_two_sided_p(t, c - 1),
         tr=x / s_x, tj=(c - 1) * (u - theta) / (np.sqrt(c) * se_j),
         n_queries=c, alpha=alpha,
     )
+
+
+def _t_statistics(x: np.ndarray):
+    """TRisk = URisk / (s_x / sqrt(c)) of each row of x_q ([TR] Eqs. 10, 12): (t, URisk, s_x),
+    t NaN where s_x is 0 or there are fewer than 2 queries."""
+    c = x.shape[-1]
+    u = x.mean(axis=-1)
+    s_x = x.std(axis=-1, ddof=1) if c > 1 else np.zeros(x.shape[:-1])
+    t = np.divide(u, s_x / np.sqrt(c), out=np.full_like(u, np.nan), where=s_x > 0)
+    return t, u, s_x
 
 
 def tstar_risk(system, baselines, alpha=1.0, *, nan_policy="raise") -> TRiskResult:
@@ -211,9 +219,24 @@ def zscores(matrix) -> np.ndarray:
         i, j = (int(v[0]) for v in np.nonzero(bad))
         raise ValueError(f"scores must be finite and non-negative; system row {i}, query column "
                          f"{j} holds {float(x[i, j])}")
-    total = x.sum()
-    expected = np.outer(x.sum(axis=1), x.sum(axis=0)) / total if total > 0 else np.zeros_like(x)
+    return _zscores(x)
+
+
+def _zscores(x: np.ndarray) -> np.ndarray:
+    """:func:`zscores` of the last two axes (a stack of systems × queries matrices)."""
+    total = x.sum(axis=(-2, -1), keepdims=True)
+    expected = np.divide(x.sum(axis=-1, keepdims=True) * x.sum(axis=-2, keepdims=True), total,
+                         out=np.zeros_like(x), where=total > 0)
     return np.divide(x - expected, np.sqrt(expected), out=np.zeros_like(x), where=expected > 0)
+
+
+def _zrisk(z: np.ndarray, alpha: float) -> np.ndarray:
+    return np.where(z > 0, z, (1.0 + alpha) * z).sum(axis=-1)
+
+
+def _georisk(x: np.ndarray, zrisk_values: np.ndarray) -> np.ndarray:
+    c = x.shape[-1]
+    return np.sqrt(x.sum(axis=-1) / c * normal_cdf(zrisk_values / c))
 
 
 def zrisk(matrix, alpha=1.0) -> np.ndarray:
@@ -225,9 +248,7 @@ def zrisk(matrix, alpha=1.0) -> np.ndarray:
     >>> zrisk([[0.5, 0.2, 0.9], [0.4, 0.3, 0.6], [0.1, 0.2, 0.3]], alpha=5).round(4).tolist()
     [-1.1244, -0.3778, -0.8967]
     """
-    alpha = check_alpha(alpha)
-    z = zscores(matrix)
-    return np.where(z > 0, z, (1.0 + alpha) * z).sum(axis=1)
+    return _zrisk(zscores(matrix), check_alpha(alpha))
 
 
 def georisk(matrix, alpha=1.0) -> np.ndarray:
@@ -240,9 +261,7 @@ def georisk(matrix, alpha=1.0) -> np.ndarray:
     [0.4345, 0.4415, 0.2766]
     """
     x = np.asarray(matrix, dtype=np.float64)
-    z = zrisk(x, alpha)
-    c = x.shape[1]
-    return np.sqrt(x.sum(axis=1) / c * normal_cdf(z / c))
+    return _georisk(x, zrisk(x, alpha))
 
 
 SUMMARY_FIELDS = ("mean", "reward", "risk", "reward_risk", "wins", "losses", "wins_losses",
@@ -347,28 +366,37 @@ def risk_rows(matrix: np.ndarray, systems: list, alphas=(0.0, 1.0, 5.0, 10.0),
     if baseline is not None and baseline not in systems:
         raise ValueError(f"baseline {baseline!r} is not among the systems "
                          f"{', '.join(map(str, systems))}")
+    n_queries = matrix.shape[1]
     population_mean = matrix.mean(axis=0)
+    own = np.array([system == baseline for system in systems])
+    if baseline is not None:
+        b = matrix[systems.index(baseline)]
+        pairs = np.stack([matrix, np.broadcast_to(b, matrix.shape)], axis=1)  # [system, baseline]
+        pair_z = _zscores(pairs)
     rows = []
     for alpha in alphas:
+        alpha = check_alpha(alpha)
         z_all = zrisk(matrix, alpha)
-        geo_all = georisk(matrix, alpha)
+        geo_all = _georisk(matrix, z_all)
+        tstar, _, _ = _t_statistics(risk_deltas(matrix, population_mean, alpha))
+        columns = {"zrisk": z_all, "georisk": geo_all, "tstar_risk": tstar}
+        if baseline is not None:
+            t, u, _ = _t_statistics(risk_deltas(matrix, b, alpha))
+            pair_zrisk = _zrisk(pair_z, alpha)
+            columns.update({
+                "urisk": u, "trisk": t,
+                "trisk_p": np.array([student_t_two_sided_p(v, n_queries - 1) if v == v
+                                     else np.nan for v in t.tolist()]),
+                "zrisk_baseline": pair_zrisk[:, 0],
+                "georisk_baseline": _georisk(pairs, pair_zrisk)[:, 0],
+            })
+            for name in ("urisk", "trisk", "trisk_p", "zrisk_baseline", "georisk_baseline"):
+                columns[name] = np.where(own, np.nan, columns[name])
+        columns = {"mean": matrix.mean(axis=1), **columns}
+        as_floats = {name: values.tolist() for name, values in columns.items()}
         for i, system in enumerate(systems):
-            row = {"system": system, "alpha": float(alpha), "mean": matrix[i].mean(),
-                   "zrisk": z_all[i], "georisk": geo_all[i],
-                   "tstar_risk": _trisk_or_nan(matrix[i], population_mean, alpha)}
-            if baseline is not None:
-                b = matrix[systems.index(baseline)]
-                own = system == baseline
-                pair = np.vstack([matrix[i], b])
-                result = None if own else trisk_if_defined(matrix[i], b, alpha)
-                row.update({
-                    "urisk": np.nan if own else urisk(matrix[i], b, alpha),
-                    "trisk": np.nan if result is None else result.trisk,
-                    "trisk_p": np.nan if result is None else result.p_value,
-                    "zrisk_baseline": np.nan if own else zrisk(pair, alpha)[0],
-                    "georisk_baseline": np.nan if own else georisk(pair, alpha)[0],
-                })
-            rows.append(row)
+            rows.append({"system": system, "alpha": alpha,
+                         **{name: values[i] for name, values in as_floats.items()}})
     return rows
 
 
@@ -385,7 +413,3 @@ def trisk_if_defined(system, baseline, alpha=1.0) -> TRiskResult | None:
     x = risk_deltas(system, baseline, alpha)
     return trisk(system, baseline, alpha) if x.size > 1 and x.std(ddof=1) > 0 else None
 
-
-def _trisk_or_nan(system, baseline, alpha) -> float:
-    result = trisk_if_defined(system, baseline, alpha)
-    return np.nan if result is None else result.trisk

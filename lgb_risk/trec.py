@@ -21,6 +21,7 @@ uses).
 
 from __future__ import annotations
 
+import os
 from itertools import repeat
 from pathlib import Path
 from typing import NamedTuple
@@ -34,7 +35,7 @@ from lgb_risk.risk import risk_rows
 
 __all__ = ["evaluate_run", "evaluate_columns", "evaluate_files", "per_topic_table",
            "summary_table", "risk_measures_of", "Judgments", "judgments", "TopicValues",
-           "natural_topic_order", "scored_topics"]
+           "natural_topic_order", "scored_topics", "automatic_jobs"]
 
 
 def natural_topic_order(topics) -> list[str]:
@@ -47,13 +48,14 @@ def natural_topic_order(topics) -> list[str]:
 
 
 class Judgments(NamedTuple):
-    """Qrels prepared for evaluating many runs: grades by (topic, docno), negative grades as 0.
+    """Qrels prepared for evaluating many runs: grades by topic and docno, negative grades as 0.
 
-    ``pool`` maps each topic to its judged grades sorted descending (for IDCG and R_q);
-    ``relevant`` is the set of topics with a grade > 0. Topics and docnos are UTF-8 bytes.
+    ``grades[topic][docno]`` is a judged grade; ``pool`` maps each topic to its judged grades
+    sorted descending (for IDCG and R_q); ``relevant`` is the set of topics with a grade > 0.
+    Topics and docnos are UTF-8 bytes.
     """
 
-    grade_of: dict
+    grades: dict
     pool: dict
     relevant: set
 
@@ -64,17 +66,17 @@ def judgments(qrels: QrelsColumns) -> Judgments:
     >>> from lgb_risk.data import QrelsColumns
     >>> qrels = QrelsColumns([b"1", b"1", b"2"], [b"a", b"b", b"c"], np.array([2, -2, 0]))
     >>> judged = judgments(qrels)
-    >>> judged.grade_of[(b"1", b"b")], sorted(judged.relevant)  # spam (-2) counts as 0
+    >>> judged.grades[b"1"][b"b"], sorted(judged.relevant)  # spam (-2) counts as 0
     (0, [b'1'])
     """
-    grades = np.maximum(np.asarray(qrels.grade, dtype=np.int64), 0).tolist()
-    grade_of = dict(zip(zip(qrels.topic, qrels.docno), grades))
-    by_topic: dict = {}
-    for topic, grade in zip(qrels.topic, grades):
-        by_topic.setdefault(topic, []).append(grade)
-    pool = {topic: np.sort(np.array(values, dtype=np.int64))[::-1]
-            for topic, values in by_topic.items()}
-    return Judgments(grade_of, pool, {t for t, v in pool.items() if v[0] > 0})
+    topics = np.asarray(qrels.topic, dtype=bytes).tolist()
+    non_negative = np.maximum(np.asarray(qrels.grade, dtype=np.int64), 0).tolist()
+    grades: dict = {}
+    for topic, docno, grade in zip(topics, qrels.docno, non_negative):
+        grades.setdefault(topic, {})[docno] = grade
+    pool = {topic: np.sort(np.fromiter(of_topic.values(), np.int64, len(of_topic)))[::-1]
+            for topic, of_topic in grades.items()}
+    return Judgments(grades, pool, {t for t, v in pool.items() if v[0] > 0})
 
 
 def scored_topics(judged: Judgments, convention="gdeval") -> list[str]:
@@ -135,18 +137,26 @@ def evaluate_columns(judged: Judgments, run: RunColumns, measures=("ndcg@20", "e
     specs = [registry.parse(m) for m in measures]
     conv = resolve(convention, missing_topics=missing_topics, **overrides)
     scored = scored_topics(judged, conv)
-    in_run = {t.decode() for t in set(run.topic)}
+    topic = np.asarray(run.topic, dtype=bytes)
+    n = topic.size
+    edges = [0, *(np.flatnonzero(topic[1:] != topic[:-1]) + 1).tolist(), n] if n else [0]
+    block_topic = topic[edges[:-1]].tolist()  # one entry per block of lines of one topic
+    in_run = {t.decode() for t in set(block_topic)}
     topics = [t for t in scored if t in in_run]
     missing = [t for t in scored if t not in in_run]
     unscored = natural_topic_order(in_run.difference(scored))
     if not topics:
         raise ValueError(f"run {run.name!r} has no topic that the qrels "
                          f"{'judge' if conv.topics == 'judged' else 'give a relevant document'}")
-    code_of = {t.encode(): i for i, t in enumerate(topics)}
-    n = len(run.topic)
-    code = np.fromiter(map(code_of.get, run.topic, repeat(-1)), np.int64, n)
-    grade = np.fromiter(map(judged.grade_of.get, zip(run.topic, run.docno), repeat(0)),
-                        np.int64, n)  # unjudged documents count as 0
+    encoded = [t.encode() for t in topics]
+    code_of = {t: i for i, t in enumerate(encoded)}
+    code = np.repeat([code_of.get(t, -1) for t in block_topic], np.diff(edges))
+    grade = np.zeros(n, dtype=np.int64)  # unjudged documents count as 0
+    for t, start, end in zip(block_topic, edges[:-1], edges[1:]):
+        if t in code_of:
+            grade_of = judged.grades[t].get
+            grade[start:end] = np.fromiter(map(grade_of, run.docno[start:end], repeat(0)),
+                                           np.int64, end - start)
     kept = np.flatnonzero(code >= 0)
     code, grade = code[kept], grade[kept]
     score = np.asarray(run.score, dtype=np.float64)[kept]
@@ -155,7 +165,7 @@ def evaluate_columns(judged: Judgments, run: RunColumns, measures=("ndcg@20", "e
     order = np.lexsort((-score, code))
     _break_ties_by_docno(order, code, score, run.docno, kept)
     labels = grade[order]
-    pool = [judged.pool[t.encode()] for t in topics]
+    pool = [judged.pool[t] for t in encoded]
     lists = registry.Judged(
         labels=labels, scores=None, group=np.bincount(code, minlength=len(topics)),
         pool_labels=np.concatenate(pool), pool_group=np.array([p.size for p in pool]),
@@ -253,13 +263,30 @@ def _evaluate_path(path):
                             max_label=max_label)
 
 
+#: Below this many bytes of runs in all, one process evaluates them faster than several start.
+PARALLEL_FROM_BYTES = 4_000_000
+
+
+def automatic_jobs(run_paths) -> int:
+    """Processes for evaluating these runs: one per usable CPU core, at most one per run, and 1
+    when the runs total less than :data:`PARALLEL_FROM_BYTES` (or a path is not a file)."""
+    paths = [Path(p) for p in run_paths]
+    if not all(p.is_file() for p in paths):
+        return 1
+    if sum(p.stat().st_size for p in paths) < PARALLEL_FROM_BYTES:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cores or 1, len(paths)))
+
+
 def evaluate_files(qrels_path, run_paths, measures=("ndcg@20", "err@20"), *,
-                   convention="gdeval", max_label: int = 4, jobs: int = 1,
+                   convention="gdeval", max_label: int = 4, jobs: int | None = 1,
                    **overrides) -> dict:
     """Evaluate TREC run files against a qrels file: ``{run name: TopicValues}``.
 
     Runs are named by :func:`lgb_risk.data.run_name` (two runs may not share a name);
-    ``jobs > 1`` reads and evaluates them in that many processes. Options as
+    ``jobs > 1`` reads and evaluates them in that many processes, ``jobs=None`` in
+    :func:`automatic_jobs` processes. Results do not depend on ``jobs``. Options as
     :func:`evaluate_run`.
     """
     for m in measures:
@@ -272,6 +299,8 @@ def evaluate_files(qrels_path, run_paths, measures=("ndcg@20", "err@20"), *,
         raise ValueError(f"two runs share the name {sorted(duplicated)[0]!r} (runs are named by "
                          "file name without extension); rename one")
     task = (judgments(read_qrels_columns(qrels_path)), list(measures), conv, max_label)
+    if jobs is None:
+        jobs = automatic_jobs(paths)
     if jobs > 1 and len(paths) > 1:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor

@@ -179,3 +179,33 @@ def test_normal_cdf_matches_scipy():
 
     z = np.linspace(-30, 30, 601)
     np.testing.assert_allclose(normal_cdf(z), stats.norm.cdf(z), rtol=1e-12, atol=0)
+
+
+def test_risk_table_rows_equal_the_measures_system_by_system():
+    """The table's vectorised columns equal each measure called on one system (and on the
+    [system, baseline] pair), NaN where TRisk is undefined and on the baseline's own row."""
+    rng = np.random.default_rng(3)
+    matrix = rng.uniform(0, 1, size=(5, 30))
+    matrix[4] = matrix[1]  # equals the baseline: TRisk undefined
+    systems = ["a", "bm25", "c", "d", "copy"]
+    scores = pd.DataFrame(matrix, index=systems)
+    table = risk.risk_table(scores, alphas=[0, 1, 5], baseline="bm25")
+    assert len(table) == 15
+    for row in table.itertuples():
+        i, s, b = systems.index(row.system), matrix[systems.index(row.system)], matrix[1]
+        assert row.mean == pytest.approx(s.mean(), abs=1e-15)
+        assert row.zrisk == pytest.approx(risk.zrisk(matrix, row.alpha)[i], abs=1e-12)
+        assert row.georisk == pytest.approx(risk.georisk(matrix, row.alpha)[i], abs=1e-12)
+        tstar = risk.trisk(s, matrix.mean(axis=0), row.alpha)
+        assert row.tstar_risk == pytest.approx(tstar.trisk, abs=1e-12)
+        if row.system in ("bm25", "copy"):
+            assert np.isnan(row.trisk) and np.isnan(row.trisk_p)
+            if row.system == "bm25":
+                assert np.isnan([row.urisk, row.zrisk_baseline, row.georisk_baseline]).all()
+            continue
+        result = risk.trisk(s, b, row.alpha)
+        assert row.urisk == pytest.approx(risk.urisk(s, b, row.alpha), abs=1e-15)
+        assert (row.trisk, row.trisk_p) == pytest.approx((result.trisk, result.p_value), abs=1e-12)
+        pair = np.vstack([s, b])
+        assert row.zrisk_baseline == pytest.approx(risk.zrisk(pair, row.alpha)[0], abs=1e-12)
+        assert row.georisk_baseline == pytest.approx(risk.georisk(pair, row.alpha)[0], abs=1e-12)

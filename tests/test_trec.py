@@ -2,6 +2,7 @@
 
 import glob
 import math
+import os
 
 import numpy as np
 import pandas as pd
@@ -100,12 +101,20 @@ def test_topics_in_natural_order():
     ("1 Q0 a 1 nan r\n", r"myrun.txt:1: SCORE must be a finite number"),
     ("1 Q0 a 1 0.5 r\n2 Q0 a 1 0.5 r\n1 Q0 a 2 0.4 r\n",
      r"myrun.txt:3: document 'a' appears again for topic '1' \(first at line 1\)"),
+    ("2 Q0 a 1 0.5 r\n1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n1 Q0 a 3 0.3 r\n",
+     r"myrun.txt:4: document 'a' appears again for topic '1' \(first at line 2\)"),
     ("", "has no line"),
 ])
 def test_malformed_run_names_file_and_line(tmp_path, text, message):
     path = _write(tmp_path / "myrun.txt", text)
     with pytest.raises(ValueError, match=message):
         data.read_run(path)
+
+
+def test_a_document_may_appear_once_in_each_topic(tmp_path):
+    text = "1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n2 Q0 a 1 0.5 r\n1 Q0 c 3 0.3 r\n2 Q0 b 2 0.1 r\n"
+    run = data.read_run_columns(_write(tmp_path / "r.txt", text))
+    assert run.docno == [b"a", b"b", b"a", b"c", b"b"]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -137,13 +146,13 @@ def test_fast_and_line_by_line_readers_agree(tmp_path):
     run = data.read_run_columns(path)
     topic, docno, values, numbers = data._exact_columns(path, data._RUN_LAYOUT,
                                                         data._RUN_NUMERIC, "run")
-    assert run.topic == topic and run.docno == docno and numbers == [1, 2, 4, 5]
+    assert run.topic.tolist() == topic and run.docno == docno and numbers == [1, 2, 4, 5]
     np.testing.assert_array_equal(run.score, values["SCORE"])
     np.testing.assert_array_equal(run.rank, values["RANK"])
     assert run.docno[-1] == long_id.encode()
     short = _write(tmp_path / "s.txt", text.replace(long_id, "e"))
     fast = data._fast_columns(short, data._RUN_LAYOUT)
-    assert fast is not None and fast[2] == [b"b", b"a", b"c", b"e"]
+    assert fast is not None and fast[1] == [b"b", b"a", b"c", b"e"]
 
 
 def test_not_utf8_run_names_file_and_line(tmp_path):
@@ -162,3 +171,16 @@ def test_ties_broken_by_docno_descending_in_every_path():
     assert got.loc["1"].tolist() == [1.0, 1.0, 1.0]
     reordered = trec.evaluate_run(qrels, run.iloc[::-1], ["rr", "p@1", "ndcg@1"])
     assert reordered.equals(got)
+
+
+def test_automatic_jobs_one_process_per_core_for_large_runs_only(tmp_path):
+    small = [_write(tmp_path / f"s{i}.txt", "1 Q0 a 1 0.5 r\n") for i in range(3)]
+    assert trec.automatic_jobs(small) == 1
+    large = []
+    for i in range(3):
+        large.append(tmp_path / f"l{i}.txt")
+        large[-1].write_bytes(b"x" * (trec.PARALLEL_FROM_BYTES // 2))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert trec.automatic_jobs(large) == min(cores, 3)
+    assert trec.automatic_jobs(large[:1]) == 1
+    assert trec.automatic_jobs([*large, tmp_path / "absent.txt"]) == 1
