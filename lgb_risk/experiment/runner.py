@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import lightgbm as lgb
@@ -314,14 +314,28 @@ def unit_task(unit: Unit, config, out: str) -> tuple[pd.DataFrame, float]:
     here, in the task's own thread (numba's thread count is per thread). Returns the unit's
     table and the seconds taken; the driver writes the file."""
     start = time.perf_counter()
+    state = _worker_state(config, out)
+    split, stores = _repeat_state(state, unit.repeat)
+    with unit_threads(config):
+        frame = compute_unit(unit, config, state["data"], split, stores)
+    return frame, time.perf_counter() - start
+
+
+def _worker_state(config, out: str) -> dict:
+    """This process's data for the run (loaded at its first task of the run)."""
     key = (str(out), json.dumps(config, sort_keys=True))
     if _WORKER_STATE.get("key") != key:
         _WORKER_STATE.clear()
         _WORKER_STATE.update(key=key, out=Path(out), data=load_dataset(config), repeats={})
-    split, stores = _repeat_state(_WORKER_STATE, unit.repeat)
+    return _WORKER_STATE
+
+
+def warm_worker(config, out: str) -> None:
+    """A worker's first task, sent while the driver writes the split and baselines: imports this
+    module, loads the data and the compiled metric kernels, so the first units start warm."""
+    state = _worker_state(config, out)
     with unit_threads(config):
-        frame = compute_unit(unit, config, _WORKER_STATE["data"], split, stores)
-    return frame, time.perf_counter() - start
+        metrics.ndcg(state["data"].y[:2], np.zeros(2), [2], config["evaluation"]["k"])
 
 
 def _repeat_state(state: dict, repeat: int):
@@ -394,46 +408,63 @@ def check_lightgbm_parameters(config, data: LetorData) -> None:
                              "even one split (each leaf needs min_data_in_leaf)")
 
 
-def _run_on_dask(todo, config, repeats, jobs, scheduler, progress) -> None:
-    """Train the units on a Dask cluster: the one at ``scheduler`` (an address), or a
-    ``LocalCluster`` of ``jobs`` single-threaded worker processes started for the run. Each
-    unit is computed on a worker and written by this process as it arrives, so a lost driver or
-    worker loses only the units in flight. A unit that raises fails alone; the others finish,
-    and the run then raises naming the failed ones."""
+@contextmanager
+def _dask_client(jobs: int, scheduler: str | None):
+    """A client of the Dask cluster at ``scheduler``, or of a ``LocalCluster`` of ``jobs``
+    single-threaded worker processes started for the run (and closed with it)."""
     try:
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import Client, LocalCluster
     except ImportError:
         raise ValueError("--jobs > 1 and --scheduler run the units on Dask, an optional "
                          "extra: pip install 'lgb_risk[dask]'") from None
     import logging
 
-    cluster = None if scheduler is not None else LocalCluster(
-        n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
-        silence_logs=logging.ERROR, death_timeout=10)
+    import dask
+
+    # Workers of a local cluster skip Dask's statistical profiler (a stack sample every 10 ms)
+    # and keep glibc's adaptive allocator: Dask's default MALLOC_TRIM_THRESHOLD_ turns it off,
+    # and every large array of a unit was then mapped and unmapped (measured: 10-20% slower
+    # units, the extra time spent in the kernel).
+    local_settings = {"distributed.worker.profile.enabled": False,
+                      "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+    with dask.config.set(local_settings):
+        cluster = None if scheduler is not None else LocalCluster(
+            n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+            silence_logs=logging.ERROR, death_timeout=10)
     client = Client(scheduler if cluster is None else cluster)
-    failed = {}
     try:
-        slots = max(1, len(client.scheduler_info()["workers"]))
-        out = str(repeats[0].out)
-        futures = {client.submit(unit_task, unit, config, out, pure=False,
-                                 key=f"unit-{unit.repeat}-{unit.filename}"): unit
-                   for unit in todo}
-        pending = len(futures)
-        for future in as_completed(futures):
-            unit = futures[future]
-            pending -= 1
-            if future.status == "error":
-                failed[unit] = f"{type(future.exception()).__name__}: {future.exception()}"
-                progress.line(min(slots, pending), f"{unit} FAILED: {failed[unit]}")
-                continue
-            frame, seconds = future.result()
-            repeats[unit.repeat].write_unit(unit, frame)
-            progress.done += 1
-            progress.line(min(slots, pending), f"{unit} finished ({seconds:.1f} s)")
+        yield client
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _run_on_dask(client, todo, config, repeats, progress) -> None:
+    """Train the units on the cluster: each unit is computed on a worker and written by this
+    process as it arrives, so a lost driver or worker loses only the units in flight. A unit
+    that raises fails alone; the others finish, and the run then raises naming the failed
+    ones."""
+    from distributed import as_completed
+
+    failed = {}
+    slots = max(1, len(client.scheduler_info()["workers"]))
+    out = str(repeats[0].out)
+    futures = {client.submit(unit_task, unit, config, out, pure=False,
+                             key=f"unit-{unit.repeat}-{unit.filename}"): unit
+               for unit in todo}
+    pending = len(futures)
+    for future in as_completed(futures):
+        unit = futures[future]
+        pending -= 1
+        if future.status == "error":
+            failed[unit] = f"{type(future.exception()).__name__}: {future.exception()}"
+            progress.line(min(slots, pending), f"{unit} FAILED: {failed[unit]}")
+            continue
+        frame, seconds = future.result()
+        repeats[unit.repeat].write_unit(unit, frame)
+        progress.done += 1
+        progress.line(min(slots, pending), f"{unit} finished ({seconds:.1f} s)")
     if failed:
         raise ValueError(f"{len(failed)} unit(s) failed, the others are kept (run the same "
                          "command again to retry them): " + "; ".join(
@@ -457,39 +488,50 @@ def run_experiment(config, out, *, jobs: int = 1, scheduler: str | None = None,
     for repeat in repeats:
         repeat.prepare()
     folder.keep_config(config)
-
-    for repeat in repeats:
-        if not repeat.split_path.exists():
-            repeat.write_split(make_split(data.query_ids, config, repeat.repeat))
-    if stop_after == "split":
-        return folder.split_path
-
-    for repeat in repeats:
-        if not repeat.has_baselines(learned=bool(config["baselines"]["learned"])):
-            where = f" (repeat {repeat.repeat})" if repeat.repeat else ""
-            print(f"training the learned baselines on the held-out queries{where} ...",
-                  file=stream, flush=True)
-            repeat.write_baselines(*build_baselines(data, Subsets(data), repeat.read_split(),
-                                                    config, stream))
-    if stop_after == "baselines":
-        return folder.baselines_dir
-
     units = all_units(config)
     todo = [u for u in units if not repeats[u.repeat].unit_done(u)]
-    progress = Progress(len(units), len(units) - len(todo), stream)
-    where = f"the Dask cluster at {scheduler}" if scheduler else f"{jobs} job(s)"
-    progress.line(0, f"{len(todo)} unit(s) to run with {where}")
-    if jobs == 1 and scheduler is None:
-        state = {"out": folder.out, "repeats": {}}
-        with unit_threads(config):
-            for unit in todo:
-                progress.line(1, f"{unit} started")
-                start = time.perf_counter()
-                split, stores = _repeat_state(state, unit.repeat)
-                repeats[unit.repeat].write_unit(unit, compute_unit(unit, config, data, split,
-                                                                   stores))
-                progress.done += 1
-                progress.line(0, f"{unit} finished ({time.perf_counter() - start:.1f} s)")
-    elif todo:
-        _run_on_dask(todo, config, repeats, jobs, scheduler, progress)
+    with ExitStack() as stack:
+        client = None
+        if todo and stop_after is None and (jobs > 1 or scheduler is not None):
+            # Started now, the workers import, load the data and the kernels while this process
+            # writes the split and trains the learned baselines.
+            client = stack.enter_context(_dask_client(jobs, scheduler))
+            warming = [client.submit(warm_worker, config, str(folder.out), workers=[worker],
+                                     pure=False, key=f"warm-{worker}")
+                       for worker in client.scheduler_info()["workers"]]
+
+        for repeat in repeats:
+            if not repeat.split_path.exists():
+                repeat.write_split(make_split(data.query_ids, config, repeat.repeat))
+        if stop_after == "split":
+            return folder.split_path
+
+        for repeat in repeats:
+            if not repeat.has_baselines(learned=bool(config["baselines"]["learned"])):
+                where = f" (repeat {repeat.repeat})" if repeat.repeat else ""
+                print(f"training the learned baselines on the held-out queries{where} ...",
+                      file=stream, flush=True)
+                repeat.write_baselines(*build_baselines(data, Subsets(data),
+                                                        repeat.read_split(), config, stream))
+        if stop_after == "baselines":
+            return folder.baselines_dir
+
+        progress = Progress(len(units), len(units) - len(todo), stream)
+        where = f"the Dask cluster at {scheduler}" if scheduler else f"{jobs} job(s)"
+        progress.line(0, f"{len(todo)} unit(s) to run with {where}")
+        if client is not None:
+            _run_on_dask(client, todo, config, repeats, progress)
+            del warming  # a worker that failed to warm failed its units with the same error
+        else:
+            state = {"out": folder.out, "repeats": {}}
+            with unit_threads(config):
+                for unit in todo:
+                    progress.line(1, f"{unit} started")
+                    start = time.perf_counter()
+                    split, stores = _repeat_state(state, unit.repeat)
+                    repeats[unit.repeat].write_unit(unit, compute_unit(unit, config, data,
+                                                                       split, stores))
+                    progress.done += 1
+                    progress.line(0, f"{unit} finished "
+                                     f"({time.perf_counter() - start:.1f} s)")
     return write_report(config, folder.out)
