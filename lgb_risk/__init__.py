@@ -4,7 +4,8 @@ Modules: :mod:`lgb_risk.metrics` (per-query effectiveness), :mod:`lgb_risk.measu
 registry), :mod:`lgb_risk.conventions` (evaluation tools' conventions by name),
 :mod:`lgb_risk.risk` (risk measures), :mod:`lgb_risk.objectives` (the objectives),
 :mod:`lgb_risk.data` (TREC and LETOR readers), :mod:`lgb_risk.trec` (TREC run evaluation),
-:mod:`lgb_risk.feval` (training-time evaluation), :mod:`lgb_risk.cli` (the ``lgb-risk`` command).
+:mod:`lgb_risk.feval` (training-time evaluation), :mod:`lgb_risk.distributed` (training on several
+Dask workers), :mod:`lgb_risk.cli` (the ``lgb-risk`` command).
 
 Submodules and the objective classes load on first use, so that ``lgb-risk evaluate`` starts
 without LightGBM, numba or scikit-learn.
@@ -14,7 +15,8 @@ import importlib
 
 __all__ = [
     "LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "BaselineStore",
-    "baselines", "conventions", "data", "feval", "measures", "metrics", "risk", "trec",
+    "baselines", "conventions", "data", "distributed", "feval", "measures", "metrics", "risk",
+    "trec",
     "__version__",
 ]
 __version__ = "0.1.0"
@@ -22,7 +24,8 @@ __version__ = "0.1.0"
 _OBJECTS = {"LambdaMART": "objectives", "UCRO": "objectives", "TSARO": "objectives",
             "TFARO": "objectives", "TStarFARO": "objectives", "GeoRisk": "objectives",
             "BaselineStore": "baselines"}
-_MODULES = {"baselines", "conventions", "data", "feval", "measures", "metrics", "risk", "trec"}
+_MODULES = {"baselines", "conventions", "data", "distributed", "feval", "measures", "metrics",
+            "risk", "trec"}
 
 
 def __getattr__(name):

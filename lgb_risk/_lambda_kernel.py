@@ -9,7 +9,9 @@ kernel, so the pair loop carries no mode switch and stays in numba's on-disk cac
 Adding a risk function F takes three local steps:
 
 1. a state type here: a ``NamedTuple`` holding what F needs per query (arrays indexed by the
-   query's position in the training set) and per training set (scalars);
+   query's position in the training set) and per training set (scalars) — every array field is
+   per query, so that :func:`for_queries` can give each machine of a distributed training its
+   own queries' part;
 2. its multiplier here, registered with ``@multiplier_of(StateType)``: a function
    ``(state, q, delta_m, misordered) -> m`` of the query index q, the signed change ΔM of the
    query's NDCG@k if the pair were swapped, and whether the pair is mis-ordered (its lower
@@ -109,6 +111,14 @@ def applies_risk(state):
 def _applies_risk_for_state_type(state):
     applies = getattr(state, "instance_class", None) is not NoRisk
     return lambda state: applies
+
+
+def for_queries(state, queries: np.ndarray):
+    """The state restricted to some training queries (their positions in the training set, in
+    the order of a shard's own queries): every array field is per query, every scalar field per
+    training set, as the state types here declare."""
+    return state._replace(**{name: value[queries] for name, value in state._asdict().items()
+                             if isinstance(value, np.ndarray)})
 
 
 class NoRisk(NamedTuple):

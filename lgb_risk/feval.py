@@ -39,12 +39,23 @@ RISK_MEASURES = ("urisk", "trisk", "zrisk", "georisk")
 
 
 class _Feval:
-    """A named evaluation ``value(labels, preds, group, dataset)``, callable as LightGBM's
-    train-API ``feval`` and as its scikit-learn API ``eval_metric``."""
+    """A named evaluation, callable as LightGBM's train-API ``feval`` and as its scikit-learn API
+    ``eval_metric``: per-query values ``per_query(labels, preds, group)``, then one number
+    ``aggregate(values, dataset)``.
 
-    def __init__(self, name, value):
+    ``shard`` is None on one machine; on each rank of a distributed training
+    (:mod:`lgb_risk.distributed`) it gathers the per-query values of every rank's part of the
+    evaluation set, in the set's query order, so that every rank aggregates the same values.
+    """
+
+    def __init__(self, name, per_query, aggregate, *, by_dataset=False):
         self.name = name
-        self.value = value
+        self.per_query = per_query
+        self.aggregate = aggregate
+        #: Whether the values depend on which ``lightgbm.Dataset`` is evaluated (baselines given
+        #: by Dataset), which a distributed training, whose ranks hold parts of a set, cannot use.
+        self.by_dataset = by_dataset
+        self.shard = None
 
     def __call__(self, preds_or_labels, data_or_preds, weight=None, group=None):
         if hasattr(data_or_preds, "get_group"):  # lightgbm.train: (preds, Dataset)
@@ -57,7 +68,10 @@ class _Feval:
             if group is None:
                 raise ValueError(f"{self.name} needs query groups: use it with LGBMRanker "
                                  "(eval_group=...) or lightgbm.train")
-        return self.name, float(self.value(labels, preds, group, dataset)), True
+        values = self.per_query(labels, preds, group)
+        if self.shard is not None:
+            values = self.shard.gather(values)
+        return self.name, float(self.aggregate(values, dataset)), True
 
     def __repr__(self):
         return f"<feval {self.name}>"
@@ -91,10 +105,10 @@ def metric_feval(measure="ndcg@10", *, convention=None, **overrides):
     spec = registry.parse(measure)
     resolve(convention, **overrides)  # refuse a bad choice now, not at the first iteration
 
-    def value(labels, preds, group, dataset):
-        return np.nanmean(spec.compute(Judged(labels, preds, group), convention, **overrides))
+    def per_query(labels, preds, group):
+        return spec.compute(Judged(labels, preds, group), convention, **overrides)
 
-    return _Feval(spec.text, value)
+    return _Feval(spec.text, per_query, lambda values, dataset: np.nanmean(values))
 
 
 def ndcg_feval(k=10, *, convention=None, label_gain=None, empty=None):
@@ -184,8 +198,10 @@ def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, convention=None,
                                               n_queries, k)
         return aligned[key]
 
-    def value(labels, preds, group, dataset):
-        model = ndcg_at_k.compute(Judged(labels, preds, group), convention, label_gain=label_gain)
+    def per_query(labels, preds, group):
+        return ndcg_at_k.compute(Judged(labels, preds, group), convention, label_gain=label_gain)
+
+    def aggregate(model, dataset):
         base = baselines_of(dataset, model.size)
         if measure in ("zrisk", "georisk"):
             matrix = np.vstack([model, base.T])
@@ -196,4 +212,5 @@ def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, convention=None,
         result = risk.trisk_if_defined(model, reference, alpha)
         return 0.0 if result is None else result.trisk
 
-    return _Feval(f"{measure}@{k}[a={alpha:g}]", value)
+    return _Feval(f"{measure}@{k}[a={alpha:g}]", per_query, aggregate,
+                  by_dataset=isinstance(baselines, Mapping))

@@ -167,6 +167,9 @@ class LambdaMART:
         self.label_gain = label_gain
         self.exact_sigmoid = exact_sigmoid
         self._setup_cache = None
+        #: None on one machine; set by :mod:`lgb_risk.distributed` on each rank of a training set
+        #: split across machines (which training queries are here, and how to gather the rest).
+        self.shard = None
 
     def __repr__(self):
         return f"{type(self).__name__}({self._parameter_text()})"
@@ -226,7 +229,22 @@ class LambdaMART:
         order = rank_by_score(scores, setup.labels, setup.offsets)
         ranking = kernel.Ranking(scores, setup.labels, order, setup.offsets, setup.weights)
         return kernel.lambdarank_gradients(ranking, setup.constants,
-                                           self._risk_state(scores, order, setup))
+                                           self._iteration_state(scores, order, setup))
+
+    def _iteration_state(self, scores, order, setup):
+        """This iteration's risk state for the training set's queries. On a shard of a
+        distributed training set (:mod:`lgb_risk.distributed`), the per-query NDCG@k and the
+        initial-predictions flag of every shard are gathered first, the state is computed over
+        all training queries by the same code as on one machine, and this shard's queries are
+        kept."""
+        if not self._risk_cutoff():
+            return kernel.NoRisk()
+        model_ndcg, initial = self._model_ndcg(order, setup), self._predictions_initial(scores)
+        shard = self.shard
+        if shard is None:
+            return self._risk_state(model_ndcg, initial)
+        model_ndcg, initial = shard.gather(model_ndcg, initial)
+        return kernel.for_queries(self._risk_state(model_ndcg, initial), shard.queries)
 
     # -- parameters, setup and risk state ------------------------------------------------------
 
@@ -292,8 +310,13 @@ class LambdaMART:
     def _prepare_risk(self, setup: _Setup) -> None:
         """Align the baselines to a new training set (first call on it)."""
 
-    def _risk_state(self, scores, order, setup):
-        """The per-iteration state of the kernel's risk multiplier (a NamedTuple)."""
+    def _predictions_initial(self, scores) -> bool:
+        """Whether these are the initial predictions of a training run (T-SARO's s_x rule)."""
+        return False
+
+    def _risk_state(self, model_ndcg, initial):
+        """The state of the kernel's risk multiplier (a NamedTuple) from the current model's
+        NDCG@k on every training query and whether the predictions are the initial ones."""
         return kernel.NoRisk()
 
 
@@ -328,7 +351,9 @@ class _RiskSensitive(LambdaMART):
         return bool(self.norm_includes_risk)
 
     def _prepare_risk(self, setup):
-        self._baseline = self._baseline_matrix(setup.group.size)
+        shard = self.shard
+        self._baseline = self._baseline_matrix(setup.group.size if shard is None
+                                               else shard.n_queries)
 
     def _model_ndcg(self, order, setup) -> np.ndarray:
         """NDCG@k of the current ranking of every training query (0 where IDCG@k = 0)."""
@@ -433,10 +458,9 @@ class UCRO(_RiskSensitive):
                          exact_sigmoid=exact_sigmoid)
         self.baseline = baseline
 
-    def _risk_state(self, scores, order, setup):
-        model = self._model_ndcg(order, setup)
-        return kernel.CrossingRisk(alpha=np.full(model.size, float(self.alpha)),
-                                   model_ndcg=model, baseline_ndcg=self._baseline[:, 0])
+    def _risk_state(self, model_ndcg, initial):
+        return kernel.CrossingRisk(alpha=np.full(model_ndcg.size, float(self.alpha)),
+                                   model_ndcg=model_ndcg, baseline_ndcg=self._baseline[:, 0])
 
 
 class TSARO(UCRO):
@@ -499,31 +523,35 @@ lambdarank_norm, label_gain, exact_sigmoid
         super()._prepare_risk(setup)
         self.reset()
 
-    def _sx(self, x, scores) -> float:
+    def _predictions_initial(self, scores) -> bool:
+        if self._initial_scores is None or np.array_equal(scores, self._initial_scores):
+            self._initial_scores = scores.copy()  # the first iteration of a training run
+            return True
+        return False
+
+    def _sx(self, x, initial: bool) -> float:
         """s_x of this iteration under ``se_update``."""
         current = float(x.std(ddof=1)) if x.size > 1 else 0.0
         if self.se_update == "iteration":
             return current
-        if self._initial_scores is None or np.array_equal(scores, self._initial_scores):
-            self._initial_scores = scores.copy()  # the first iteration of a training run
+        if initial:
             self._frozen_sx = None
             return current
         if self._frozen_sx is None:  # the first iteration after the first tree
             self._frozen_sx = current
         return self._frozen_sx
 
-    def _alpha_prime(self, scores, model, baseline) -> np.ndarray:
+    def _alpha_prime(self, model, baseline, initial) -> np.ndarray:
         """α'_q = α (1 − Φ(x_q / s_x)); α/2 on every query when s_x = 0 (no query stands out)."""
         x = risk.risk_deltas(model, baseline, self.alpha)
-        s_x = self._sx(x, scores)
+        s_x = self._sx(x, initial)
         tr = x / s_x if s_x > 0 else np.zeros_like(x)
         return float(self.alpha) * (1.0 - stats.norm.cdf(tr))
 
-    def _risk_state(self, scores, order, setup):
-        model = self._model_ndcg(order, setup)
+    def _risk_state(self, model_ndcg, initial):
         baseline = self._baseline[:, 0]
-        return kernel.CrossingRisk(alpha=self._alpha_prime(scores, model, baseline),
-                                   model_ndcg=model, baseline_ndcg=baseline)
+        return kernel.CrossingRisk(alpha=self._alpha_prime(model_ndcg, baseline, initial),
+                                   model_ndcg=model_ndcg, baseline_ndcg=baseline)
 
 
 class TFARO(TSARO):
@@ -546,9 +574,9 @@ class TFARO(TSARO):
 
     paper_name = "T-FARO"
 
-    def _risk_state(self, scores, order, setup):
-        model = self._model_ndcg(order, setup)
-        return kernel.FlatRisk(alpha=self._alpha_prime(scores, model, self._baseline[:, 0]))
+    def _risk_state(self, model_ndcg, initial):
+        return kernel.FlatRisk(alpha=self._alpha_prime(model_ndcg, self._baseline[:, 0],
+                                                       initial))
 
 
 class TStarFARO(TFARO):
@@ -652,8 +680,8 @@ lambdarank_norm, label_gain, exact_sigmoid
         super().validate_params()
         check_choice(self.delta, "delta", ("local", "exact"))
 
-    def _risk_state(self, scores, order, setup):
-        model = self._model_ndcg(order, setup)
+    def _risk_state(self, model_ndcg, initial):
+        model = model_ndcg
         alpha = float(self.alpha)
         matrix = np.vstack([model, self._baseline.T])  # systems × queries, model first
         z = risk.zscores(matrix)[0]

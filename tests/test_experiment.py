@@ -440,7 +440,7 @@ def test_a_failing_unit_fails_alone_on_a_dask_scheduler(tmp_path, monkeypatch):
 
     monkeypatch.setattr(runner, "compute_unit", broken)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         with pytest.raises(ValueError, match=r"1 unit\(s\) failed.*fold 1 UCRO α=2: "
                                              r"RuntimeError: disk full"):
             run_experiment(config, tmp_path / "out", scheduler=cluster.scheduler_address,

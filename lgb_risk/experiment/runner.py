@@ -35,6 +35,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from lgb_risk import feval, metrics
+from lgb_risk._dask import dask_client
 from lgb_risk.baselines import BaselineStore
 from lgb_risk.data import LetorData, load_letor
 from lgb_risk.experiment import synthetic
@@ -408,38 +409,6 @@ def check_lightgbm_parameters(config, data: LetorData) -> None:
                              "even one split (each leaf needs min_data_in_leaf)")
 
 
-@contextmanager
-def _dask_client(jobs: int, scheduler: str | None):
-    """A client of the Dask cluster at ``scheduler``, or of a ``LocalCluster`` of ``jobs``
-    single-threaded worker processes started for the run (and closed with it)."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise ValueError("--jobs > 1 and --scheduler run the units on Dask, an optional "
-                         "extra: pip install 'lgb_risk[dask]'") from None
-    import logging
-
-    import dask
-
-    # Workers of a local cluster skip Dask's statistical profiler (a stack sample every 10 ms)
-    # and keep glibc's adaptive allocator: Dask's default MALLOC_TRIM_THRESHOLD_ turns it off,
-    # and every large array of a unit was then mapped and unmapped (measured: 10-20% slower
-    # units, the extra time spent in the kernel).
-    local_settings = {"distributed.worker.profile.enabled": False,
-                      "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
-    with dask.config.set(local_settings):
-        cluster = None if scheduler is not None else LocalCluster(
-            n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
-            silence_logs=logging.ERROR, death_timeout=10)
-    client = Client(scheduler if cluster is None else cluster)
-    try:
-        yield client
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
 def _run_on_dask(client, todo, config, repeats, progress) -> None:
     """Train the units on the cluster: each unit is computed on a worker and written by this
     process as it arrives, so a lost driver or worker loses only the units in flight. A unit
@@ -495,7 +464,11 @@ def run_experiment(config, out, *, jobs: int = 1, scheduler: str | None = None,
         if todo and stop_after is None and (jobs > 1 or scheduler is not None):
             # Started now, the workers import, load the data and the kernels while this process
             # writes the split and trains the learned baselines.
-            client = stack.enter_context(_dask_client(jobs, scheduler))
+            try:
+                client = stack.enter_context(dask_client(
+                    jobs, scheduler, needed_for="--jobs > 1 or --scheduler"))
+            except ImportError as error:
+                raise ValueError(str(error)) from None
             warming = [client.submit(warm_worker, config, str(folder.out), workers=[worker],
                                      pure=False, key=f"warm-{worker}")
                        for worker in client.scheduler_info()["workers"]]

@@ -1,0 +1,496 @@
+"""One risk-sensitive LightGBM model trained on several Dask workers, with exact gradients.
+
+``train`` shards the training queries whole, balanced by document count, one shard per worker,
+and runs ``lightgbm.train`` on every worker at once with LightGBM's data-parallel network
+(``tree_learner="data"``): LightGBM sums the gradient histograms over the machines, so each
+machine needs exact gradients for its own documents. A LambdaMART pair only involves documents of
+one query, but the risk objectives also read statistics over all training queries (T-SARO's s_x,
+GeoRisk's row and matrix sums and its scale), which no machine sees alone. So at every boosting
+iteration the ranks all-gather the current model's NDCG@k of every training query (one float per
+query) and whether the predictions are still the initial ones, compute the risk state over all
+queries with the same code as on one machine, and keep their own queries' part: the gradients
+equal the single-machine objective's for the same predictions, bit for bit. Evaluation for early
+stopping works the same way: each rank evaluates its part of the validation set query by query,
+the per-query values are gathered, and every rank computes the same mean or risk measure, so
+every rank stops at the same iteration.
+
+Transport: a Dask actor (``_Rendezvous``) on one of the workers. Each rank makes one call per
+all-gather, which returns when every rank has contributed (an ``asyncio.Event`` per round on the
+actor's event loop, so waiting ranks hold no thread of it); a rank that fails aborts the actor,
+which wakes the waiting ranks at once. Ranks also report each finished iteration to it, so the
+caller notices a rank that stops making progress. ``distributed.Variable`` would need every rank
+to read every other rank's value (n² round trips per iteration) and offers no wake-up on failure.
+
+Requires the ``dask`` extra: ``pip install "lgb_risk[dask]"``.
+
+Examples
+--------
+Against a running cluster (``dask scheduler``; ``dask worker ADDRESS`` on each machine)::
+
+    from distributed import Client
+    from lgb_risk import TSARO, distributed
+    from lgb_risk.feval import ndcg_feval
+
+    client = Client("tcp://scheduler:8786")
+    booster = distributed.train(
+        {"learning_rate": 0.05, "num_leaves": 63}, X, y, group,
+        objective=TSARO(alpha=5, baseline=bm25_ndcg10_of_each_training_query),
+        num_boost_round=500, valid=(X_valid, y_valid, group_valid), feval=ndcg_feval(10),
+        early_stopping_rounds=20, client=client)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import socket
+import time
+from contextlib import ExitStack
+from typing import NamedTuple
+
+import numpy as np
+
+from lgb_risk._validation import check_group
+
+__all__ = ["train", "shard_bounds"]
+
+#: Parameters ``train`` sets on every rank (the network, and evaluation by fevals only).
+_NETWORK_PARAMETERS = ("tree_learner", "num_machines", "machines", "local_listen_port",
+                       "time_out", "metric", "objective")
+
+
+class RankFailed(RuntimeError):
+    """A rank stopped because another rank failed (the other rank's error is the cause)."""
+
+
+def shard_bounds(group, n_shards: int) -> np.ndarray:
+    """Query boundaries of ``n_shards`` contiguous shards of whole queries, balanced by document
+    count: shard r holds queries ``bounds[r]`` to ``bounds[r + 1] - 1``.
+
+    >>> shard_bounds([10, 10, 10, 10, 40], 2).tolist()
+    [0, 4, 5]
+    """
+    sizes = np.asarray(group)
+    sizes = check_group(sizes, int(sizes.sum()) if sizes.ndim == 1 else 0, "query sizes")
+    if n_shards > sizes.size:
+        raise ValueError(f"{n_shards} workers need at least {n_shards} training queries, got "
+                         f"{sizes.size}")
+    ends = np.cumsum(sizes)
+    bounds = [0]
+    for r in range(1, n_shards):
+        target = ends[-1] * r / n_shards
+        q = int(np.searchsorted(ends, target))  # first query ending at or past the target
+        if q > 0 and target - ends[q - 1] < ends[q] - target:
+            q -= 1  # ending the shard one query earlier is closer to the target
+        bounds.append(min(max(q + 1, bounds[-1] + 1), sizes.size - (n_shards - r)))
+    bounds.append(sizes.size)
+    return np.array(bounds)
+
+
+class _Shard(NamedTuple):
+    """One rank's part of a query-grouped set: documents ``doc_start:doc_end``."""
+
+    X: object
+    y: np.ndarray
+    group: np.ndarray
+    queries: np.ndarray  # positions of its queries in the whole set
+
+
+def _split(X, y, group, bounds) -> list[_Shard]:
+    offsets = np.concatenate([[0], np.cumsum(group)])
+    return [_Shard(X[offsets[a]:offsets[b]], y[offsets[a]:offsets[b]], group[a:b],
+                   np.arange(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+# ----------------------------------------------------------------------------------------------
+# The rendezvous actor and each rank's side of it
+
+class _Rendezvous:
+    """All-gathers among ``n_ranks`` ranks (a Dask actor; its coroutines run on the event loop
+    of the worker holding it)."""
+
+    def __init__(self, n_ranks: int):
+        self.n_ranks = n_ranks
+        self.rounds = {}
+        self.error = None
+        self.heard = {}  # rank -> (iterations finished, monotonic time of the report)
+        self.started = time.monotonic()
+
+    def _round(self, number):
+        if number not in self.rounds:
+            self.rounds[number] = {"parts": {}, "event": asyncio.Event(), "taken": 0}
+        return self.rounds[number]
+
+    async def allgather(self, number: int, rank: int, what: str, payload, flag: bool):
+        """Every rank's ``(payload, flag)`` of round ``number``, in rank order; ``what`` names
+        the round's purpose, which must be the same on every rank."""
+        if self.error is not None:
+            raise RankFailed(self.error)
+        entry = self._round(number)
+        entry.setdefault("what", what)
+        if entry["what"] != what:
+            await self.abort(f"the ranks are out of step at all-gather {number}: rank {rank} "
+                             f"gathers {what}, another rank {entry['what']}")
+            raise RankFailed(self.error)
+        entry["parts"][rank] = (payload, flag)
+        self.heard[rank] = (self.heard.get(rank, (0, 0.0))[0], time.monotonic())
+        if len(entry["parts"]) == self.n_ranks:
+            entry["event"].set()
+        await entry["event"].wait()
+        if self.error is not None:
+            raise RankFailed(self.error)
+        parts = [entry["parts"][r] for r in range(self.n_ranks)]
+        entry["taken"] += 1
+        if entry["taken"] == self.n_ranks:
+            del self.rounds[number]
+        return parts
+
+    async def iteration_done(self, rank: int, iterations: int) -> None:
+        self.heard[rank] = (iterations, time.monotonic())
+
+    async def abort(self, message: str) -> None:
+        """Fail every waiting and later all-gather with ``message``."""
+        if self.error is None:
+            self.error = message
+        for entry in self.rounds.values():
+            entry["event"].set()
+
+    async def quiet_ranks(self, seconds: float, ranks) -> list:
+        """The given ranks not heard from (all-gather or finished iteration) for ``seconds``."""
+        now = time.monotonic()
+        return [r for r in ranks if now - self.heard.get(r, (0, self.started))[1] > seconds]
+
+
+class _Collective:
+    """A rank's all-gathers, numbered in the order every rank makes them."""
+
+    def __init__(self, rendezvous, rank: int, workers: list, timeout: float):
+        self.rendezvous = rendezvous
+        self.rank = rank
+        self.workers = workers
+        self.timeout = timeout
+        self.rounds = 0
+        self.seconds = 0.0
+
+    def __deepcopy__(self, memo):
+        return self  # a connection, shared by the copies LightGBM makes of the objective
+
+    def allgather(self, what: str, payload: np.ndarray,
+                  flag: bool = True) -> tuple[np.ndarray, bool]:
+        """The ranks' payloads concatenated in rank order, and whether every flag is true."""
+        self.rounds += 1
+        start = time.perf_counter()
+        try:
+            parts = self.rendezvous.allgather(self.rounds, self.rank, what, payload,
+                                              bool(flag)).result(timeout=self.timeout)
+        except TimeoutError:
+            raise TimeoutError(
+                f"rank {self.rank} waited {self.timeout:g} s at all-gather {self.rounds} for the "
+                f"other ranks (workers {', '.join(self.workers)}); one of them is dead or hung"
+            ) from None
+        self.seconds += time.perf_counter() - start
+        return np.concatenate([p for p, _ in parts]), all(f for _, f in parts)
+
+
+class _ObjectiveShard:
+    """What an objective needs on one rank (``LambdaMART.shard``): its training queries'
+    positions in the whole training set, their count, and the all-gather."""
+
+    def __init__(self, collective: _Collective, queries: np.ndarray, n_queries: int):
+        self.collective = collective
+        self.queries = queries
+        self.n_queries = n_queries
+
+    def gather(self, model_ndcg, initial):
+        return self.collective.allgather("the training NDCG", model_ndcg, initial)
+
+
+class _FevalShard:
+    def __init__(self, collective: _Collective, name: str):
+        self.collective = collective
+        self.name = name
+
+    def gather(self, values):
+        return self.collective.allgather(self.name, np.asarray(values, dtype=np.float64))[0]
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("", 0))
+        return s.getsockname()[1]
+
+
+def _rank_task(rank, workers, params, shard, n_queries, valid, objective, fevals, rendezvous,
+               machines, num_boost_round, early_stopping_rounds, timeout):
+    """One rank: ``lightgbm.train`` on its shard within LightGBM's network. Returns the model
+    (rank 0) and this rank's timings."""
+    import lightgbm as lgb
+    import numba
+    from distributed import get_worker
+
+    collective = _Collective(rendezvous, rank, workers, timeout)
+    started = time.perf_counter()
+    trained = []
+
+    def report_iteration(env):
+        if not trained:
+            trained[:] = [env.model, 0, time.perf_counter()]
+        trained[1] = env.iteration + 1
+        rendezvous.iteration_done(rank, env.iteration + 1)  # not awaited: a heartbeat
+
+    try:
+        threads = int(params.get("num_threads", 0)) or get_worker().state.nthreads
+        numba.set_num_threads(min(numba.config.NUMBA_NUM_THREADS, threads))
+        rank_params = {**params, "num_threads": threads, "metric": "None"}
+        if len(workers) > 1:
+            rank_params.update(tree_learner="data", num_machines=len(workers), machines=machines,
+                               local_listen_port=int(machines.split(",")[rank].rsplit(":")[1]),
+                               time_out=max(1, math.ceil(timeout / 60)))
+        if not isinstance(objective, str):
+            objective.shard = _ObjectiveShard(collective, shard.queries, n_queries)
+        rank_params["objective"] = objective
+        train_set = lgb.Dataset(shard.X, shard.y, group=shard.group)
+        valid_sets = []
+        if valid is not None:
+            valid_sets = [lgb.Dataset(valid.X, valid.y, group=valid.group, reference=train_set)]
+        for feval in fevals:
+            feval.shard = _FevalShard(collective, f"validation {feval.name}")
+        callbacks = [report_iteration]
+        if early_stopping_rounds:
+            callbacks.append(lgb.early_stopping(early_stopping_rounds, verbose=False))
+        booster = lgb.train(rank_params, train_set, num_boost_round, valid_sets=valid_sets,
+                            valid_names=["valid"][:len(valid_sets)], feval=fevals or None,
+                            callbacks=callbacks)
+        ended = time.perf_counter()
+        _, iterations, first_done = trained
+        return {"model": booster.model_to_string() if rank == 0 else None,
+                "best_iteration": booster.best_iteration,
+                "best_score": {name: dict(scores) for name, scores in
+                               booster.best_score.items()},
+                "iterations": iterations, "seconds": ended - started,
+                "seconds_per_iteration": ((ended - first_done) / (iterations - 1)
+                                          if iterations > 1 else float("nan")),
+                "gather_seconds": collective.seconds, "gathers": collective.rounds}
+    except BaseException as error:
+        if not isinstance(error, RankFailed):
+            rendezvous.abort(f"rank {rank} on {workers[rank]} failed: "
+                             f"{type(error).__name__}: {error}")
+        raise
+    finally:
+        if trained and len(workers) > 1:
+            trained[0].free_network()
+
+
+# ----------------------------------------------------------------------------------------------
+# The caller's side
+
+def _check_fevals(feval) -> list:
+    from lgb_risk.feval import _Feval
+
+    fevals = [] if feval is None else list(feval) if isinstance(feval, (list, tuple)) else [feval]
+    for f in fevals:
+        if not isinstance(f, _Feval):
+            raise ValueError(f"distributed training evaluates with lgb_risk's fevals (metric_feval,"
+                             f" ndcg_feval, risk_feval), whose per-query values can be gathered "
+                             f"from every worker; got {f!r}")
+        if f.by_dataset:
+            raise ValueError(f"{f.name}: baselines given by lightgbm.Dataset cannot be used in "
+                             "distributed training (every worker builds its own part of the set)"
+                             "; give the validation set's baselines as an array")
+    return fevals
+
+
+def _check_objective(objective):
+    from lgb_risk.objectives import GeoRisk, LambdaMART
+
+    if isinstance(objective, str):
+        if objective not in ("lambdarank", "rank_xendcg"):
+            raise ValueError(f"objective {objective!r}: distributed.train trains rankers: an "
+                             "lgb_risk objective, or LightGBM's 'lambdarank' or 'rank_xendcg'")
+        return objective
+    if not isinstance(objective, LambdaMART):
+        raise ValueError(f"objective must be an lgb_risk objective (LambdaMART, UCRO, ...) or "
+                         f"'lambdarank', got {objective!r}")
+    if isinstance(objective, GeoRisk) and objective.delta == "exact":
+        raise ValueError("GeoRisk(delta='exact') recomputes every training query's z-score for "
+                         "each pair, which needs the whole training set on one machine; "
+                         "distributed training supports delta='local' (the paper's update)")
+    objective.validate_params()
+    return objective
+
+
+def _as_arrays(X, y, group, what):
+    y = np.asarray(y)
+    group = check_group(group, y.size)
+    if X.shape[0] != y.size:
+        raise ValueError(f"{what}: X has {X.shape[0]} rows but y has {y.size} labels")
+    return X, y, group
+
+
+def train(params: dict, X, y, group, *, objective=None, num_boost_round: int = 100,
+          valid=None, feval=None, early_stopping_rounds: int | None = None, client=None,
+          n_workers: int | None = None, timeout: float = 120.0, timings: list | None = None):
+    """Train one LightGBM ranker on several Dask workers with exact risk-sensitive gradients.
+
+    Parameters
+    ----------
+    params : dict
+        LightGBM parameters. ``train`` sets the network (``tree_learner="data"``,
+        ``num_machines``, ``machines``, ``local_listen_port``, ``time_out``) and ``metric="None"``
+        (evaluation is by ``feval``); ``num_threads`` defaults to each worker's thread count and
+        also bounds the objective's numba threads.
+    X : array or scipy.sparse matrix, shape (n_documents, n_features)
+    y : array, shape (n_documents,)
+    group : array of int
+        Query sizes, as ``lightgbm.Dataset(group=...)``; queries are never split across workers.
+    objective : lgb_risk objective or str
+        An objective of :mod:`lgb_risk.objectives` (its baselines aligned to the whole training
+        set's queries, as on one machine), or LightGBM's ``"lambdarank"``; default
+        ``LambdaMART()``. ``GeoRisk(delta="exact")`` is refused.
+    num_boost_round : int
+    valid : tuple (X, y, group), optional
+        The validation set, sharded like the training set.
+    feval : lgb_risk feval or list of them, optional
+        :func:`lgb_risk.feval.metric_feval`, ``ndcg_feval`` or ``risk_feval`` (baselines as an
+        array aligned to ``valid``'s queries); evaluated over the whole validation set on every
+        rank. The first one drives ``early_stopping_rounds``.
+    early_stopping_rounds : int, optional
+        Stop when the first feval has not improved for this many rounds (every rank stops at
+        the same iteration).
+    client : distributed.Client, optional
+        The cluster to train on; default a ``LocalCluster`` of ``n_workers`` single-threaded
+        processes started for the call.
+    n_workers : int, optional
+        How many workers (ranks) to use; default every worker of ``client`` (or, without one, one
+        per usable CPU core).
+    timeout : float
+        Seconds a rank waits for the others at an all-gather, and the caller for a rank to
+        report progress, before the call fails naming the rank and its worker; LightGBM's own
+        network ``time_out`` is set to it (rounded up to whole minutes).
+    timings : list, optional
+        Filled with one dict per rank: ``seconds`` (the whole task), ``iterations``,
+        ``seconds_per_iteration`` (after the first), ``gathers``, ``gather_seconds`` (time spent
+        in all-gathers), ``best_iteration``, ``best_score``.
+
+    Returns
+    -------
+    lightgbm.Booster
+        The model (every rank holds the same trees); ``best_iteration`` and ``best_score`` as
+        ``lightgbm.train`` sets them.
+
+    Raises
+    ------
+    Exception
+        The error of the first rank that failed (its type, with a note naming the rank and the
+        worker); TimeoutError when a rank stops making progress for ``timeout`` seconds;
+        RuntimeError when a worker dies.
+    """
+    import lightgbm as lgb
+
+    from lgb_risk._dask import dask_client, usable_cores
+    from lgb_risk.objectives import LambdaMART
+
+    objective = _check_objective(LambdaMART() if objective is None else objective)
+    fevals = _check_fevals(feval)
+    if early_stopping_rounds and not (valid is not None and fevals):
+        raise ValueError("early_stopping_rounds needs a validation set (valid=) and a feval")
+    clash = sorted(set(params) & set(_NETWORK_PARAMETERS))
+    if clash:
+        raise ValueError(f"params set {', '.join(clash)}, which distributed.train sets itself "
+                         "(give the objective as objective=)")
+    if not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+    X, y, group = _as_arrays(X, y, group, "training set")
+    if valid is not None:
+        valid = _as_arrays(*valid, "validation set")
+
+    with ExitStack() as stack:
+        if client is None:
+            client = stack.enter_context(dask_client(n_workers or usable_cores(),
+                                                     needed_for="lgb_risk.distributed"))
+        from distributed import MultiLock
+
+        workers = sorted(client.scheduler_info()["workers"])
+        if n_workers is not None:
+            if n_workers > len(workers):
+                raise ValueError(f"n_workers={n_workers} but the cluster has {len(workers)} "
+                                 "workers")
+            workers = workers[:n_workers]
+        shards = _split(X, y, group, shard_bounds(group, len(workers)))
+        valid_shards = ([None] * len(workers) if valid is None
+                        else _split(*valid, shard_bounds(valid[2], len(workers))))
+        lock = MultiLock(names=[f"lgb_risk-network-{w}" for w in workers], client=client)
+        if not lock.acquire(timeout=timeout):
+            raise TimeoutError(f"the workers stayed busy with another distributed training for "
+                               f"{timeout:g} s (LightGBM's network is one per process)")
+        try:
+            return _train_on(client, workers, params, shards, group.size, valid_shards,
+                             objective, fevals, num_boost_round, early_stopping_rounds, timeout,
+                             timings, lgb)
+        finally:
+            lock.release()
+
+
+def _train_on(client, workers, params, shards, n_queries, valid_shards, objective, fevals,
+              num_boost_round, early_stopping_rounds, timeout, timings, lgb):
+    hosts = [w.split("://")[-1].rsplit(":", 1)[0] for w in workers]
+    ports = [client.submit(_free_port, workers=[w], pure=False, allow_other_workers=False)
+             for w in workers]
+    machines = ",".join(f"{h}:{p}" for h, p in zip(hosts, client.gather(ports)))
+    # The actor lives as long as its future; its handle must belong to this client, not to
+    # whichever client the process made last (Dask binds a handle to the current client).
+    actor = client.submit(_Rendezvous, len(workers), actor=True, workers=[workers[0]],
+                          allow_other_workers=False, pure=False)
+    with client.as_current():
+        rendezvous = actor.result()
+    def placed(value, worker):  # one object on one worker (a list: NamedTuples stay whole)
+        return None if value is None else client.scatter([value], workers=[worker])[0]
+
+    futures = [client.submit(_rank_task, rank, workers, params, placed(shards[rank], w),
+                             n_queries, placed(valid_shards[rank], w), objective, fevals,
+                             rendezvous,
+                             machines, num_boost_round, early_stopping_rounds, timeout,
+                             workers=[w], allow_other_workers=False, pure=False,
+                             key=f"lgb_risk-rank-{rank}-{time.time_ns()}")
+               for rank, w in enumerate(workers)]
+    checked = time.monotonic()
+    try:
+        while True:
+            time.sleep(0.1)
+            errors = [(rank, f.exception()) for rank, f in enumerate(futures)
+                      if f.status == "error"]
+            if errors:
+                own = [(r, e) for r, e in errors if not isinstance(e, RankFailed)]
+                rank, error = (own or errors)[0]
+                error.add_note(f"raised on rank {rank} of {len(workers)} (worker {workers[rank]})")
+                raise error
+            running = [r for r, f in enumerate(futures) if f.status != "finished"]
+            if not running:
+                break
+            if time.monotonic() - checked < 1.0:
+                continue
+            checked = time.monotonic()
+            gone = [r for r, w in enumerate(workers)
+                    if w not in client.scheduler_info()["workers"]]
+            if gone:
+                raise RuntimeError(f"worker {workers[gone[0]]} (rank {gone[0]}) died during "
+                                   "distributed training")
+            quiet = rendezvous.quiet_ranks(timeout, running).result(timeout=timeout)
+            if quiet:
+                raise TimeoutError(f"rank {quiet[0]} (worker {workers[quiet[0]]}) made no "
+                                   f"progress for {timeout:g} s; it is hung or its peers are")
+    except BaseException:
+        try:
+            rendezvous.abort("the training was stopped by the caller").result(timeout=5)
+        except Exception:  # the actor's worker may be the one that died
+            pass
+        client.cancel([*futures, actor])
+        raise
+    results = client.gather(futures)
+    client.cancel([actor])
+    if timings is not None:
+        timings[:] = [{k: v for k, v in r.items() if k != "model"} for r in results]
+    booster = lgb.Booster(model_str=results[0]["model"])
+    booster.best_iteration = results[0]["best_iteration"]
+    booster.best_score = results[0]["best_score"]
+    return booster

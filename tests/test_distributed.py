@@ -1,0 +1,201 @@
+"""Distributed training on a real local Dask cluster of 2 workers (lgb_risk.distributed)."""
+
+import logging
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+lgb = pytest.importorskip("lightgbm")
+
+from distributed import Client, LocalCluster  # noqa: E402
+
+from lgb_risk import TSARO, GeoRisk, LambdaMART, TStarFARO, distributed  # noqa: E402
+from lgb_risk.feval import ndcg_feval, risk_feval  # noqa: E402
+from tests import distributed_objectives as helpers  # noqa: E402
+
+PARAMS = {"learning_rate": 0.1, "num_leaves": 7, "min_data_in_leaf": 5, "verbose": -1,
+          "deterministic": True}
+
+
+def ranking_set(n_queries, seed):
+    """Queries whose difficulty follows their position: the first half easy (labels follow
+    feature 0), the second half hard (labels mostly noise), so that each worker's shard has
+    statistics far from the whole set's."""
+    rng = np.random.default_rng(seed)
+    group = rng.integers(8, 30, n_queries)
+    hard = np.repeat(np.arange(n_queries) >= n_queries // 2, group)
+    X = rng.normal(size=(group.sum(), 6))
+    signal = np.where(hard, 0.2, 2.0) * X[:, 0] + rng.normal(size=group.sum())
+    y = np.clip(np.round(signal) + 1, 0, 4).astype(int)
+    return X, y, group
+
+
+@pytest.fixture(scope="module")
+def client():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster:
+        with Client(cluster) as c:
+            yield c
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y, group = ranking_set(80, 0)
+    rng = np.random.default_rng(1)
+    half = group.size // 2
+    baselines = np.concatenate([rng.uniform(0.6, 1.0, (half, 3)),
+                                rng.uniform(0.0, 0.3, (group.size - half, 3))])
+    return X, y, group, baselines
+
+
+def test_shards_hold_whole_queries_balanced_by_documents():
+    group = np.array([5, 5, 5, 5, 100, 5, 5, 5, 5, 5])
+    bounds = distributed.shard_bounds(group, 2)
+    assert bounds.tolist() == [0, 5, 10]  # 120 documents against 25
+    docs = [group[a:b].sum() for a, b in zip(bounds[:-1], bounds[1:])]
+    assert abs(docs[0] - docs[1]) == 95
+    rng = np.random.default_rng(0)
+    group = rng.integers(1, 50, 500)
+    for n in (2, 3, 4):
+        bounds = distributed.shard_bounds(group, n)
+        docs = np.array([group[a:b].sum() for a, b in zip(bounds[:-1], bounds[1:])])
+        assert bounds[0] == 0 and bounds[-1] == 500 and np.all(np.diff(bounds) > 0)
+        assert np.all(np.abs(docs - group.sum() / n) <= 49)  # within one query of the target
+    with pytest.raises(ValueError, match="3 workers need at least 3 training queries"):
+        distributed.shard_bounds([4, 4], 3)
+
+
+@pytest.mark.parametrize("make", [
+    lambda b: (helpers.RecordingTSARO(alpha=5, baseline=b[:, 0]),
+               TSARO(alpha=5, baseline=b[:, 0])),
+    lambda b: (helpers.RecordingTStarFARO(alpha=5, baselines=b),
+               TStarFARO(alpha=5, baselines=b)),
+    lambda b: (helpers.RecordingGeoRisk(alpha=5, baselines=b), GeoRisk(alpha=5, baselines=b)),
+], ids=["T-SARO", "T*-FARO", "GeoRisk"])
+def test_gradients_across_ranks_equal_one_machine(client, data, tmp_path, make):
+    """Each iteration's gradients, reassembled from the two ranks in query order, equal the
+    single-machine objective's for the same predictions, bit for bit; the ranks' local
+    statistics alone would not give them."""
+    X, y, group, baselines = data
+    recording, reference = make(baselines)
+    recording.record_dir = str(tmp_path)
+    distributed.train(PARAMS, X, y, group, objective=recording, num_boost_round=6,
+                      client=client)
+    bounds = distributed.shard_bounds(group, 2)
+    offsets = np.concatenate([[0], np.cumsum(group)])
+    local_differs = False
+    for call in range(1, 7):
+        parts = [np.load(tmp_path / f"rank{r}_call{call}.npz") for r in (0, 1)]
+        preds = np.concatenate([p["preds"] for p in parts])
+        grad, hess = reference.gradients(preds, y, group)
+        assert np.array_equal(np.concatenate([p["grad"] for p in parts]), grad)
+        assert np.array_equal(np.concatenate([p["hess"] for p in parts]), hess)
+        # The same objective on rank 1's shard alone, with that shard's statistics only:
+        a, b = bounds[1], bounds[2]
+        alone = type(reference)(**_parameters(reference),
+                                **_baselines_of(reference, slice(a, b)))
+        docs = slice(offsets[a], offsets[b])
+        local, _ = alone.gradients(preds[docs], y[docs], group[a:b])
+        local_differs |= not np.array_equal(local, parts[1]["grad"])
+    assert local_differs
+
+
+def _parameters(objective):
+    names = ("alpha", "k", "se_update", "delta")
+    return {n: getattr(objective, n) for n in names if hasattr(objective, n)}
+
+
+def _baselines_of(objective, queries):
+    if objective.baseline_parameter == "baseline":
+        return {"baseline": objective.baseline[queries]}
+    return {"baselines": objective.baselines[queries]}
+
+
+def test_lambdamart_equals_lightgbms_own_distributed_lambdarank(client, data):
+    X, y, group, _ = data
+    ours = distributed.train(PARAMS, X, y, group, objective=LambdaMART(), num_boost_round=15,
+                             client=client)
+    native = distributed.train(PARAMS, X, y, group, objective="lambdarank", num_boost_round=15,
+                               client=client)
+    assert ours.num_trees() == native.num_trees() == 15
+    assert np.array_equal(ours.predict(X), native.predict(X))
+
+
+def test_early_stopping_stops_every_rank_at_the_same_iteration(client, data):
+    """The validation NDCG@10 and URisk are computed over the whole validation set on every
+    rank: the ranks stop together, and the reported best score is the returned model's score
+    on the whole validation set."""
+    X, y, group, baselines = data
+    Xv, yv, gv = ranking_set(40, 2)
+    valid_baseline = np.random.default_rng(3).uniform(0, 1, gv.size)
+    timings = []
+    booster = distributed.train(
+        {**PARAMS, "learning_rate": 0.3}, X, y, group,
+        objective=TSARO(alpha=5, baseline=baselines[:, 0]), num_boost_round=200,
+        valid=(Xv, yv, gv), feval=[ndcg_feval(10), risk_feval(valid_baseline, alpha=5)],
+        early_stopping_rounds=3, client=client, timings=timings)
+    assert len(timings) == 2
+    assert timings[0]["iterations"] == timings[1]["iterations"] < 200
+    assert timings[0]["best_iteration"] == timings[1]["best_iteration"] == booster.best_iteration
+    assert timings[0]["iterations"] == booster.best_iteration + 3
+    preds = booster.predict(Xv, num_iteration=booster.best_iteration)
+    whole = ndcg_feval(10)(yv, preds, None, gv)[1]
+    assert booster.best_score["valid"]["ndcg@10"] == pytest.approx(whole, abs=1e-12)
+    urisk = risk_feval(valid_baseline, alpha=5)(yv, preds, None, gv)[1]
+    assert booster.best_score["valid"]["urisk@10[a=5]"] == pytest.approx(urisk, abs=1e-12)
+
+
+def test_a_rank_that_raises_fails_the_call_quickly(client, data):
+    X, y, group, baselines = data
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="failing on purpose") as raised:
+        distributed.train(PARAMS, X, y, group,
+                          objective=helpers.FailingTSARO(alpha=5, baseline=baselines[:, 0]),
+                          num_boost_round=50, client=client, timeout=60)
+    assert time.monotonic() - start < 20
+    assert "raised on rank 1 of 2" in "".join(getattr(raised.value, "__notes__", []))
+    # The workers are free again: the next training runs.
+    booster = distributed.train(PARAMS, X, y, group, num_boost_round=2, client=client)
+    assert booster.num_trees() == 2
+
+
+def test_bad_arguments_are_refused_before_any_training(client, data):
+    X, y, group, baselines = data
+    with pytest.raises(ValueError, match="delta='exact'"):
+        distributed.train(PARAMS, X, y, group, client=client,
+                          objective=GeoRisk(baselines=baselines, delta="exact"))
+    with pytest.raises(ValueError, match="sets itself"):
+        distributed.train({**PARAMS, "tree_learner": "feature"}, X, y, group, client=client)
+    with pytest.raises(ValueError, match="lgb_risk's fevals"):
+        distributed.train(PARAMS, X, y, group, client=client, valid=(X, y, group),
+                          feval=lambda preds, data: ("x", 0.0, True))
+    with pytest.raises(ValueError, match="needs a validation set"):
+        distributed.train(PARAMS, X, y, group, client=client, early_stopping_rounds=3)
+    with pytest.raises(ValueError, match="n_workers=3 but the cluster has 2"):
+        distributed.train(PARAMS, X, y, group, client=client, n_workers=3)
+
+
+def test_a_killed_worker_fails_the_call_within_the_timeout(data):
+    """Rank 1's process exits mid-training; the call fails naming the worker, well within the
+    timeout (here on a local cluster started for the call, the default)."""
+    X, y, group, baselines = data
+    dying = helpers.FailingTSARO(alpha=5, baseline=baselines[:, 0])
+    dying.die = True
+    start = time.monotonic()
+    with pytest.raises((RuntimeError, TimeoutError), match=r"rank 1|worker"):
+        distributed.train(PARAMS, X, y, group, objective=dying, num_boost_round=50,
+                          n_workers=2, timeout=15)
+    assert time.monotonic() - start < 15 + 20  # the timeout, plus the cluster's start and end
+
+
+def test_a_hung_rank_fails_the_call_after_the_timeout(data):
+    X, y, group, baselines = data
+    hanging = helpers.FailingTSARO(alpha=5, baseline=baselines[:, 0])
+    hanging.hang = True
+    start = time.monotonic()
+    with pytest.raises(TimeoutError, match=r"waited 5 s|made no progress for 5 s"):
+        distributed.train(PARAMS, X, y, group, objective=hanging, num_boost_round=50,
+                          n_workers=2, timeout=5)
+    assert 5 <= time.monotonic() - start < 5 + 20
