@@ -2,6 +2,7 @@
 predictions and gradients of every call on its rank, or fails on purpose."""
 
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -37,7 +38,7 @@ class RecordingGeoRisk(Recording, GeoRisk):
 
 
 class FailingTSARO(TSARO):
-    """Rank ``fail_rank`` raises at its call ``fail_at`` (or its process exits, ``die=True``,
+    """Rank ``fail_rank`` raises at its call ``fail_at`` (or its process is killed, ``die=True``,
     or it hangs, ``hang=True``)."""
 
     fail_rank, fail_at, die, hang = 1, 3, False, False
@@ -46,7 +47,7 @@ class FailingTSARO(TSARO):
         self.calls = getattr(self, "calls", 0) + 1
         if self.shard.collective.rank == self.fail_rank and self.calls == self.fail_at:
             if self.die:
-                os._exit(1)
+                os.kill(os.getpid(), signal.SIGKILL)
             if self.hang:
                 time.sleep(600)
             raise RuntimeError("an objective failing on purpose")

@@ -113,6 +113,36 @@ def _baselines_of(objective, queries):
     return {"baselines": objective.baselines[queries]}
 
 
+def test_gradients_with_four_ranks_equal_one_machine(data, tmp_path):
+    X, y, group, baselines = data
+    recording = helpers.RecordingGeoRisk(alpha=5, baselines=baselines)
+    recording.record_dir = str(tmp_path)
+    reference = GeoRisk(alpha=5, baselines=baselines)
+    distributed.train(PARAMS, X, y, group, objective=recording, num_boost_round=3, n_workers=4)
+    for call in range(1, 4):
+        parts = [np.load(tmp_path / f"rank{r}_call{call}.npz") for r in range(4)]
+        grad, hess = reference.gradients(np.concatenate([p["preds"] for p in parts]), y, group)
+        assert np.array_equal(np.concatenate([p["grad"] for p in parts]), grad)
+        assert np.array_equal(np.concatenate([p["hess"] for p in parts]), hess)
+
+
+def test_concurrent_trainings_on_the_same_workers_take_turns(client, data):
+    """LightGBM's network is one per process: two calls at once on the same workers run one
+    after the other (the workers are locked), and each gives the model it gives alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    X, y, group, baselines = data
+    objectives = [TSARO(alpha=5, baseline=baselines[:, 0]), TStarFARO(alpha=1, baselines=baselines)]
+    alone = [distributed.train(PARAMS, X, y, group, objective=o, num_boost_round=8,
+                               client=client).predict(X) for o in objectives]
+    with ThreadPoolExecutor(2) as pool:
+        together = list(pool.map(lambda o: distributed.train(
+            PARAMS, X, y, group, objective=o, num_boost_round=8, client=client).predict(X),
+            objectives))
+    for a, b in zip(alone, together):
+        assert np.array_equal(a, b)
+
+
 def test_lambdamart_equals_lightgbms_own_distributed_lambdarank(client, data):
     X, y, group, _ = data
     ours = distributed.train(PARAMS, X, y, group, objective=LambdaMART(), num_boost_round=15,
@@ -178,8 +208,8 @@ def test_bad_arguments_are_refused_before_any_training(client, data):
 
 
 def test_a_killed_worker_fails_the_call_within_the_timeout(data):
-    """Rank 1's process exits mid-training; the call fails naming the worker, well within the
-    timeout (here on a local cluster started for the call, the default)."""
+    """Rank 1's process is killed (SIGKILL) mid-training; the call fails naming the worker, well
+    within the timeout (here on a local cluster started for the call, the default)."""
     X, y, group, baselines = data
     dying = helpers.FailingTSARO(alpha=5, baseline=baselines[:, 0])
     dying.die = True
