@@ -54,9 +54,16 @@ from lgb_risk._validation import check_group
 
 __all__ = ["train", "shard_bounds"]
 
-#: Parameters ``train`` sets on every rank (the network, and evaluation by fevals only).
-_NETWORK_PARAMETERS = ("tree_learner", "num_machines", "machines", "local_listen_port",
-                       "time_out", "metric", "objective")
+#: Parameters (and their LightGBM aliases) that ``train`` sets on every rank, and why.
+_SET_BY_TRAIN = {
+    ("tree_learner", "tree", "tree_type", "tree_learner_type", "num_machines", "num_machine",
+     "machines", "workers", "nodes", "local_listen_port", "local_port", "port", "time_out"):
+        "the network, which train sets up (timeout= sets its time-out)",
+    ("metric", "metrics", "metric_types"):
+        "evaluation, which is by feval= (LightGBM's metrics would see one worker's part only)",
+    ("objective", "objective_type", "app", "application", "loss"):
+        "the objective, which is given as objective=",
+}
 
 
 class RankFailed(RuntimeError):
@@ -88,7 +95,7 @@ def shard_bounds(group, n_shards: int) -> np.ndarray:
 
 
 class _Shard(NamedTuple):
-    """One rank's part of a query-grouped set: documents ``doc_start:doc_end``."""
+    """One rank's part of a query-grouped set: whole queries, contiguous in the set."""
 
     X: object
     y: np.ndarray
@@ -320,11 +327,13 @@ def _check_objective(objective):
 
 
 def _as_arrays(X, y, group, what):
+    if not hasattr(X, "shape"):
+        X = np.asarray(X)
     y = np.asarray(y)
-    group = check_group(group, y.size)
-    if X.shape[0] != y.size:
-        raise ValueError(f"{what}: X has {X.shape[0]} rows but y has {y.size} labels")
-    return X, y, group
+    if len(X.shape) != 2 or y.ndim != 1 or X.shape[0] != y.size:
+        raise ValueError(f"{what}: X must be (n_documents, n_features) and y (n_documents,), "
+                         f"got shapes {X.shape} and {y.shape}")
+    return X, y, check_group(group, y.size, f"{what} labels")
 
 
 def train(params: dict, X, y, group, *, objective=None, num_boost_round: int = 100,
@@ -394,14 +403,16 @@ def train(params: dict, X, y, group, *, objective=None, num_boost_round: int = 1
     fevals = _check_fevals(feval)
     if early_stopping_rounds and not (valid is not None and fevals):
         raise ValueError("early_stopping_rounds needs a validation set (valid=) and a feval")
-    clash = sorted(set(params) & set(_NETWORK_PARAMETERS))
-    if clash:
-        raise ValueError(f"params set {', '.join(clash)}, which distributed.train sets itself "
-                         "(give the objective as objective=)")
+    for names, what in _SET_BY_TRAIN.items():
+        clash = sorted(set(params) & set(names))
+        if clash:
+            raise ValueError(f"params set {', '.join(clash)}: distributed.train sets {what}")
     if not (isinstance(timeout, (int, float)) and timeout > 0):
         raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
     X, y, group = _as_arrays(X, y, group, "training set")
     if valid is not None:
+        if not (isinstance(valid, tuple) and len(valid) == 3):
+            raise ValueError("valid must be a tuple (X_valid, y_valid, group_valid)")
         valid = _as_arrays(*valid, "validation set")
 
     with ExitStack() as stack:

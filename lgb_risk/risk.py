@@ -171,11 +171,13 @@ def trisk(system, baseline, alpha=1.0, *, nan_policy="raise") -> TRiskResult:
     # Jackknife: URisk without query i, theta_(i) = (sum x - x_i) / (c - 1).
     theta = (x.sum() - x) / (c - 1)
     se_j = np.sqrt((c - 1) / c * np.sum((theta - theta.mean()) ** 2))
+    if se_j > 0:
+        tj = (c - 1) * (u - theta) / (np.sqrt(c) * se_j)
+    else:  # the x_q differ below θ's floating-point resolution: TJ_q = (x_q − x̄)/s_x exactly
+        tj = (x - u) / s_x
     return TRiskResult(
         trisk=t, urisk=u, se=float(se), se_jackknife=float(se_j),
-        p_value=student_t_two_sided_p(t, c - 1),
-        tr=x / s_x, tj=(c - 1) * (u - theta) / (np.sqrt(c) * se_j),
-        n_queries=c, alpha=alpha,
+        p_value=student_t_two_sided_p(t, c - 1), tr=x / s_x, tj=tj, n_queries=c, alpha=alpha,
     )
 
 

@@ -196,13 +196,21 @@ def test_bad_arguments_are_refused_before_any_training(client, data):
     with pytest.raises(ValueError, match="delta='exact'"):
         distributed.train(PARAMS, X, y, group, client=client,
                           objective=GeoRisk(baselines=baselines, delta="exact"))
-    with pytest.raises(ValueError, match="sets itself"):
+    with pytest.raises(ValueError, match="params set tree_learner: distributed.train sets the "
+                                         "network"):
         distributed.train({**PARAMS, "tree_learner": "feature"}, X, y, group, client=client)
+    with pytest.raises(ValueError, match="params set metric: .* evaluation, which is by feval="):
+        distributed.train({**PARAMS, "metric": "ndcg"}, X, y, group, client=client)
     with pytest.raises(ValueError, match="lgb_risk's fevals"):
         distributed.train(PARAMS, X, y, group, client=client, valid=(X, y, group),
                           feval=lambda preds, data: ("x", 0.0, True))
     with pytest.raises(ValueError, match="needs a validation set"):
         distributed.train(PARAMS, X, y, group, client=client, early_stopping_rounds=3)
+    with pytest.raises(ValueError, match=r"valid must be a tuple \(X_valid, y_valid"):
+        distributed.train(PARAMS, X, y, group, client=client, valid=(X, y))
+    with pytest.raises(ValueError, match=r"training set: X must be .* got shapes \(\d+, 6\) "
+                                         r"and \(10,\)"):
+        distributed.train(PARAMS, X, y[:10], group, client=client)
     with pytest.raises(ValueError, match="n_workers=3 but the cluster has 2"):
         distributed.train(PARAMS, X, y, group, client=client, n_workers=3)
 

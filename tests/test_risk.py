@@ -1,5 +1,7 @@
 """Risk measures against the papers' numbers, scipy's t-test and naive loops."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -209,3 +211,14 @@ def test_risk_table_rows_equal_the_measures_system_by_system():
         pair = np.vstack([s, b])
         assert row.zrisk_baseline == pytest.approx(risk.zrisk(pair, row.alpha)[0], abs=1e-12)
         assert row.georisk_baseline == pytest.approx(risk.georisk(pair, row.alpha)[0], abs=1e-12)
+
+
+def test_tj_is_finite_where_the_jackknife_underflows():
+    """x_q a few ulps apart: s_x > 0 but every θ_(q) is the same double (SE_J = 0); TJ_q is
+    then (x_q − x̄)/s_x, which it equals exactly, rather than 0/0."""
+    x = np.array([float.fromhex(h) for h in ["0x1.0000000000002p-1"] * 4 + ["0x1.0p-1"]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = risk.trisk(x, np.zeros(5), 1.0)
+    assert result.se_jackknife == 0 and result.se > 0
+    assert np.all(np.isfinite(result.tj)) and result.tj[-1] < 0 <= result.tj[:-1].min()
