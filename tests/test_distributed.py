@@ -225,7 +225,7 @@ def test_a_killed_worker_fails_the_call_within_the_timeout(data):
     with pytest.raises((RuntimeError, TimeoutError), match=r"rank 1|worker"):
         distributed.train(PARAMS, X, y, group, objective=dying, num_boost_round=50,
                           n_workers=2, timeout=15)
-    assert time.monotonic() - start < 15 + 20  # the timeout, plus the cluster's start and end
+    assert time.monotonic() - start < 15 + 45  # the timeout, plus the cluster's start and end
 
 
 def test_a_hung_rank_fails_the_call_after_the_timeout(data):
@@ -236,4 +236,4 @@ def test_a_hung_rank_fails_the_call_after_the_timeout(data):
     with pytest.raises(TimeoutError, match=r"waited 5 s|made no progress for 5 s"):
         distributed.train(PARAMS, X, y, group, objective=hanging, num_boost_round=50,
                           n_workers=2, timeout=5)
-    assert 5 <= time.monotonic() - start < 5 + 20
+    assert 5 <= time.monotonic() - start < 5 + 45  # plus the cluster's start and end
