@@ -3,13 +3,7 @@ started for it (the optional ``dask`` extra)."""
 
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
-
-
-def usable_cores() -> int:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return cores or 1
 
 
 @contextmanager

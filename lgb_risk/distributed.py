@@ -396,7 +396,8 @@ def train(params: dict, X, y, group, *, objective=None, num_boost_round: int = 1
     """
     import lightgbm as lgb
 
-    from lgb_risk._dask import dask_client, usable_cores
+    from lgb_risk._dask import dask_client
+    from lgb_risk._machine import usable_cores
     from lgb_risk.objectives import LambdaMART
 
     objective = _check_objective(LambdaMART() if objective is None else objective)

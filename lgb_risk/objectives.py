@@ -524,6 +524,8 @@ lambdarank_norm, label_gain, exact_sigmoid
         self.reset()
 
     def _predictions_initial(self, scores) -> bool:
+        if self.se_update == "iteration":
+            return False  # s_x is taken anew every iteration: the first one is not special
         if self._initial_scores is None or np.array_equal(scores, self._initial_scores):
             self._initial_scores = scores.copy()  # the first iteration of a training run
             return True
@@ -681,16 +683,15 @@ lambdarank_norm, label_gain, exact_sigmoid
         check_choice(self.delta, "delta", ("local", "exact"))
 
     def _risk_state(self, model_ndcg, initial):
-        model = model_ndcg
         alpha = float(self.alpha)
-        matrix = np.vstack([model, self._baseline.T])  # systems × queries, model first
+        matrix = np.vstack([model_ndcg, self._baseline.T])  # systems × queries, model first
         z = risk.zscores(matrix)[0]
         weighted_z = np.where(z >= 0, z, (1.0 + alpha) * z)
         state = kernel.GeoRiskState(
-            model_ndcg=model, column_totals=matrix.sum(axis=0), weighted_z=weighted_z,
-            georisk_now=np.zeros(0), model_total=float(model.sum()),
+            model_ndcg=model_ndcg, column_totals=matrix.sum(axis=0), weighted_z=weighted_z,
+            georisk_now=np.zeros(0), model_total=float(model_ndcg.sum()),
             grand_total=float(matrix.sum()), zrisk=float(weighted_z.sum()),
-            n_queries=float(model.size), alpha=alpha, scale=1.0, exact=self.delta == "exact")
+            n_queries=float(model_ndcg.size), alpha=alpha, scale=1.0, exact=self.delta == "exact")
         georisk_now, gains = kernel.georisk_marginal_gains(state)
         scale = float(np.maximum(gains, 0.0).mean())
         # No positive marginal gain anywhere: leave the multipliers unscaled.

@@ -21,7 +21,6 @@ uses).
 
 from __future__ import annotations
 
-import os
 from itertools import repeat
 from pathlib import Path
 from typing import NamedTuple
@@ -29,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from lgb_risk import measures as registry
+from lgb_risk._machine import usable_cores
 from lgb_risk.conventions import resolve
 from lgb_risk.data import QrelsColumns, RunColumns, read_qrels_columns, read_run_columns, run_name
 from lgb_risk.risk import risk_rows
@@ -275,8 +275,7 @@ def automatic_jobs(run_paths) -> int:
         return 1
     if sum(p.stat().st_size for p in paths) < PARALLEL_FROM_BYTES:
         return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(cores or 1, len(paths)))
+    return max(1, min(usable_cores(), len(paths)))
 
 
 def evaluate_files(qrels_path, run_paths, measures=("ndcg@20", "err@20"), *,

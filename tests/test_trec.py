@@ -180,7 +180,8 @@ def test_automatic_jobs_one_process_per_core_for_large_runs_only(tmp_path):
     for i in range(3):
         large.append(tmp_path / f"l{i}.txt")
         large[-1].write_bytes(b"x" * (trec.PARALLEL_FROM_BYTES // 2))
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+             else os.cpu_count())
     assert trec.automatic_jobs(large) == min(cores, 3)
     assert trec.automatic_jobs(large[:1]) == 1
     assert trec.automatic_jobs([*large, tmp_path / "absent.txt"]) == 1
