@@ -120,7 +120,7 @@ class _Rendezvous:
         self.n_ranks = n_ranks
         self.rounds = {}
         self.error = None
-        self.heard = {}  # rank -> (iterations finished, monotonic time of the report)
+        self.heard = {}  # rank -> monotonic time of its last all-gather or finished iteration
         self.started = time.monotonic()
 
     def _round(self, number):
@@ -140,7 +140,7 @@ class _Rendezvous:
                              f"gathers {what}, another rank {entry['what']}")
             raise RankFailed(self.error)
         entry["parts"][rank] = (payload, flag)
-        self.heard[rank] = (self.heard.get(rank, (0, 0.0))[0], time.monotonic())
+        self.heard[rank] = time.monotonic()
         if len(entry["parts"]) == self.n_ranks:
             entry["event"].set()
         await entry["event"].wait()
@@ -153,7 +153,7 @@ class _Rendezvous:
         return parts
 
     async def iteration_done(self, rank: int, iterations: int) -> None:
-        self.heard[rank] = (iterations, time.monotonic())
+        self.heard[rank] = time.monotonic()
 
     async def abort(self, message: str) -> None:
         """Fail every waiting and later all-gather with ``message``."""
@@ -165,7 +165,7 @@ class _Rendezvous:
     async def quiet_ranks(self, seconds: float, ranks) -> list:
         """The given ranks not heard from (all-gather or finished iteration) for ``seconds``."""
         now = time.monotonic()
-        return [r for r in ranks if now - self.heard.get(r, (0, self.started))[1] > seconds]
+        return [r for r in ranks if now - self.heard.get(r, self.started) > seconds]
 
 
 class _Collective:
@@ -237,12 +237,12 @@ def _rank_task(rank, workers, params, shard, n_queries, valid, objective, fevals
 
     collective = _Collective(rendezvous, rank, workers, timeout)
     started = time.perf_counter()
-    trained = []
+    progress = {"booster": None, "iterations": 0, "first_done": None}
 
     def report_iteration(env):
-        if not trained:
-            trained[:] = [env.model, 0, time.perf_counter()]
-        trained[1] = env.iteration + 1
+        if progress["booster"] is None:
+            progress.update(booster=env.model, first_done=time.perf_counter())
+        progress["iterations"] = env.iteration + 1
         rendezvous.iteration_done(rank, env.iteration + 1)  # not awaited: a heartbeat
 
     try:
@@ -269,7 +269,7 @@ def _rank_task(rank, workers, params, shard, n_queries, valid, objective, fevals
                             valid_names=["valid"][:len(valid_sets)], feval=fevals or None,
                             callbacks=callbacks)
         ended = time.perf_counter()
-        _, iterations, first_done = trained
+        iterations, first_done = progress["iterations"], progress["first_done"]
         return {"model": booster.model_to_string() if rank == 0 else None,
                 "best_iteration": booster.best_iteration,
                 "best_score": {name: dict(scores) for name, scores in
@@ -284,8 +284,8 @@ def _rank_task(rank, workers, params, shard, n_queries, valid, objective, fevals
                              f"{type(error).__name__}: {error}")
         raise
     finally:
-        if trained and len(workers) > 1:
-            trained[0].free_network()
+        if progress["booster"] is not None and len(workers) > 1:
+            progress["booster"].free_network()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -394,8 +394,6 @@ def train(params: dict, X, y, group, *, objective=None, num_boost_round: int = 1
         worker); TimeoutError when a rank stops making progress for ``timeout`` seconds;
         RuntimeError when a worker dies.
     """
-    import lightgbm as lgb
-
     from lgb_risk._dask import dask_client
     from lgb_risk._machine import usable_cores
     from lgb_risk.objectives import LambdaMART
@@ -438,13 +436,15 @@ def train(params: dict, X, y, group, *, objective=None, num_boost_round: int = 1
         try:
             return _train_on(client, workers, params, shards, group.size, valid_shards,
                              objective, fevals, num_boost_round, early_stopping_rounds, timeout,
-                             timings, lgb)
+                             timings)
         finally:
             lock.release()
 
 
 def _train_on(client, workers, params, shards, n_queries, valid_shards, objective, fevals,
-              num_boost_round, early_stopping_rounds, timeout, timings, lgb):
+              num_boost_round, early_stopping_rounds, timeout, timings):
+    import lightgbm as lgb
+
     hosts = [w.split("://")[-1].rsplit(":", 1)[0] for w in workers]
     ports = [client.submit(_free_port, workers=[w], pure=False, allow_other_workers=False)
              for w in workers]
