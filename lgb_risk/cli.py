@@ -305,6 +305,11 @@ def _experiment_config(args):
 
 
 def _cmd_run(args, stop_after=None) -> None:
+    if getattr(args, "jobs", 1) > 1 and getattr(args, "scheduler", None) is None:
+        from lgb_risk._dask import start_worker_server
+
+        # The local workers' modules are imported there while this process imports its own.
+        start_worker_server(preload=("lgb_risk.experiment.runner",))
     from lgb_risk.experiment.runner import run_experiment
 
     config = _experiment_config(args)

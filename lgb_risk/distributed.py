@@ -417,7 +417,8 @@ def train(params: dict, X, y, group, *, objective=None, num_boost_round: int = 1
     with ExitStack() as stack:
         if client is None:
             client = stack.enter_context(dask_client(n_workers or usable_cores(),
-                                                     needed_for="lgb_risk.distributed"))
+                                                     needed_for="lgb_risk.distributed",
+                                                     preload=(__name__,)))
         from distributed import MultiLock
 
         workers = sorted(client.scheduler_info()["workers"])

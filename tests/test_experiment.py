@@ -279,16 +279,22 @@ def test_adding_alphas_or_learners_resumes_with_only_the_new_units(tmp_path):
     assert third.returncode == 2 and "differs in training" in err
 
 
-def _children(pid: int) -> list[int]:
-    found = []
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (local workers are forked from a server the driver
+    started, so they are its grandchildren)."""
+    children = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[1]) == pid:
-                found.append(int(entry))
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found, below = [], [pid]
+    while below:
+        kids = children.get(below.pop(), [])
+        found += kids
+        below += kids
     return found
 
 
@@ -300,7 +306,7 @@ def test_workers_end_when_the_driver_is_killed_and_ctrl_c_says_how_to_resume(tmp
     deadline = time.time() + 300
     while time.time() < deadline and not (units.exists() and any(units.glob("*.csv"))):
         time.sleep(0.05)
-    workers = [p for p in _children(driver.pid)
+    workers = [p for p in _descendants(driver.pid)
                if "multiprocessing" in open(f"/proc/{p}/cmdline").read()]
     assert workers, "the run should have worker processes"
     driver.send_signal(signal.SIGKILL)
@@ -472,3 +478,6 @@ def test_jobs_without_dask_names_the_extra(tmp_path, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_dask)
     with pytest.raises(ValueError, match=r"pip install 'lgb_risk\[dask\]'"):
         runner.run_experiment(config, tmp_path / "out", jobs=2, stream=open(os.devnull, "w"))
+    with pytest.raises(ValueError, match=r"pip install 'lgb_risk\[dask\]'"):
+        runner.run_experiment(config, tmp_path / "fresh", jobs=2, stream=open(os.devnull, "w"))
+    assert not (tmp_path / "fresh").exists()  # refused before anything is written

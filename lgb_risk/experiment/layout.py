@@ -131,18 +131,22 @@ class RunFolder:
         """The main queries (the folds' parts together), in split order."""
         return [q for part in self.read_split()["parts"] for q in part]
 
-    def has_baselines(self, learned: bool) -> bool:
-        return self.feature_path.exists() and (not learned or self.learned_path.exists())
-
-    def write_baselines(self, feature: BaselineStore, learned: BaselineStore | None) -> None:
-        if learned is not None:
-            learned.save(self.learned_path)
+    def write_feature_baseline(self, feature: BaselineStore) -> None:
         feature.save(self.feature_path)
+
+    def write_learned_baselines(self, learned: BaselineStore) -> None:
+        learned.save(self.learned_path)
+
+    def read_feature_baseline(self) -> BaselineStore:
+        return BaselineStore.load(self.feature_path)
+
+    def read_learned_baselines(self) -> BaselineStore | None:
+        """The learned baselines, or None where the run has none."""
+        return BaselineStore.load(self.learned_path) if self.learned_path.exists() else None
 
     def read_baselines(self) -> tuple[BaselineStore, BaselineStore | None]:
         """The feature baseline, and the learned baselines where the run has them."""
-        learned = BaselineStore.load(self.learned_path) if self.learned_path.exists() else None
-        return BaselineStore.load(self.feature_path), learned
+        return self.read_feature_baseline(), self.read_learned_baselines()
 
     def unit_path(self, unit: Unit) -> Path:
         return self.units_dir / unit.filename

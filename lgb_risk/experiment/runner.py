@@ -13,7 +13,9 @@ Stages, each written to the output folder as it completes:
    on the main queries of the feature baseline (BM25) and of the learned baselines (LambdaMART,
    GBRT, a coordinate-ascent linear ranker, ridge regression), trained on the held-out part.
 3. ``units/FOLD__LEARNER__aALPHA.csv`` — one unit of work per (fold, learner, α): trained with early
-   stopping on the fold's validation NDCG@k, per-query test NDCG@k written atomically.
+   stopping on the fold's validation NDCG@k, per-query test NDCG@k written atomically. On a Dask
+   cluster, the units whose learner does not take the learned baselines start as soon as the
+   feature baseline is written, while this process trains the learned baselines.
 
 Running the same command again skips every stage and unit whose file exists, so a run killed at any
 moment resumes with nothing lost or doubled. Training is deterministic (``deterministic=True``, a
@@ -35,7 +37,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from lgb_risk import feval, metrics
-from lgb_risk._dask import dask_client
+from lgb_risk._dask import dask_client, require_dask
 from lgb_risk.baselines import BaselineStore
 from lgb_risk.data import LetorData, load_letor
 from lgb_risk.experiment import synthetic
@@ -229,34 +231,40 @@ def learned_baseline_scorer(name, subsets: Subsets, split: dict, config):
     return model.predict
 
 
-def build_baselines(data: LetorData, subsets: Subsets, split: dict, config, stream=None
-                    ) -> tuple[BaselineStore, BaselineStore | None]:
-    """Feature baseline and learned baselines, per main query; a line per learned baseline
-    trained on ``stream``."""
+def feature_baseline(subsets: Subsets, split: dict, config) -> BaselineStore:
+    """Per-query NDCG@k of the feature baseline (BM25) on the main queries."""
+    main = [q for part in split["parts"] for q in part]
+    base = config["baselines"]
+    return BaselineStore.from_feature(*subsets.take(main), main, base["feature"],
+                                      base["feature_name"], k=config["evaluation"]["k"])
+
+
+def learned_baselines(subsets: Subsets, split: dict, config, stream=None) -> BaselineStore:
+    """Per-query NDCG@k on the main queries of each learned baseline, trained on the held-out
+    queries; a line per baseline trained on ``stream``."""
     main = [q for part in split["parts"] for q in part]
     X, y, g = subsets.take(main)
-    k = config["evaluation"]["k"]
-    base = config["baselines"]
-    feature = BaselineStore.from_feature(X, y, g, main, base["feature"], base["feature_name"],
-                                         k=k)
-    if not base["learned"]:
-        return feature, None
+    names = config["baselines"]["learned"]
     columns = {}
-    for i, name in enumerate(base["learned"], start=1):
+    for i, name in enumerate(names, start=1):
         start = time.perf_counter()
         columns[name] = metrics.ndcg(y, learned_baseline_scorer(name, subsets, split, config)(X),
-                                     g, k)
+                                     g, config["evaluation"]["k"])
         if stream is not None:
-            print(f"  learned baseline {i}/{len(base['learned'])} {name} trained "
+            print(f"  learned baseline {i}/{len(names)} {name} trained "
                   f"({time.perf_counter() - start:.1f} s)", file=stream, flush=True)
-    learned = BaselineStore(pd.DataFrame(columns, index=main), "ndcg", k,
-                            {name: {"source": "learned", "trained_on": "heldout"}
-                             for name in base["learned"]})
-    return feature, learned
+    return BaselineStore(pd.DataFrame(columns, index=main), "ndcg", config["evaluation"]["k"],
+                         {name: {"source": "learned", "trained_on": "heldout"}
+                          for name in names})
 
 
 # ----------------------------------------------------------------------------------------------
 # Units of work
+
+def needs_learned_baselines(unit: Unit) -> bool:
+    """Whether the unit's learner takes the learned baselines (T*-FARO, GeoRisk)."""
+    return OBJECTIVES[unit.learner].baseline_parameter == "baselines"
+
 
 def make_objective(unit: Unit, config, train_ids, stores):
     """The unit's objective: [objective] parameters; one baseline (the feature baseline) or
@@ -266,7 +274,7 @@ def make_objective(unit: Unit, config, train_ids, stores):
     params = objective_parameters(config, unit.learner)
     if cls.baseline_parameter is None:
         return cls(**params)
-    store = feature if cls.baseline_parameter == "baseline" else learned
+    store = learned if needs_learned_baselines(unit) else feature
     return cls(alpha=unit.alpha, k=config["evaluation"]["k"], query_ids=train_ids,
                **{cls.baseline_parameter: store}, **params)
 
@@ -294,19 +302,17 @@ def unit_threads(config):
 
     A unit uses that many threads in LightGBM and in the kernels alike, whatever ``--jobs`` is:
     parallelism across units comes from processes. (Left to numba's default, each worker's
-    kernels start a pool over all cores, and on 2 cores two workers ran 5x slower.)
+    kernels start a pool over all cores, and on 2 cores two workers ran 5x slower.) The
+    driver's own training, the baselines, keeps to the same budget: it runs beside the workers,
+    and an idle OpenMP thread spinning between its many small kernel calls took 2 CPU seconds
+    from them.
     """
-    before = _set_unit_threads(config)
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(numba.config.NUMBA_NUM_THREADS, config["training"]["num_threads"]))
     try:
         yield
     finally:
         numba.set_num_threads(before)
-
-
-def _set_unit_threads(config) -> int:
-    before = numba.get_num_threads()
-    numba.set_num_threads(min(numba.config.NUMBA_NUM_THREADS, config["training"]["num_threads"]))
-    return before
 
 
 def unit_task(unit: Unit, config, out: str) -> tuple[pd.DataFrame, float]:
@@ -316,7 +322,7 @@ def unit_task(unit: Unit, config, out: str) -> tuple[pd.DataFrame, float]:
     table and the seconds taken; the driver writes the file."""
     start = time.perf_counter()
     state = _worker_state(config, out)
-    split, stores = _repeat_state(state, unit.repeat)
+    split, stores = _unit_inputs(state, unit)
     with unit_threads(config):
         frame = compute_unit(unit, config, state["data"], split, stores)
     return frame, time.perf_counter() - start
@@ -331,20 +337,17 @@ def _worker_state(config, out: str) -> dict:
     return _WORKER_STATE
 
 
-def warm_worker(config, out: str) -> None:
-    """A worker's first task, sent while the driver writes the split and baselines: imports this
-    module, loads the data and the compiled metric kernels, so the first units start warm."""
-    state = _worker_state(config, out)
-    with unit_threads(config):
-        metrics.ndcg(state["data"].y[:2], np.zeros(2), [2], config["evaluation"]["k"])
-
-
-def _repeat_state(state: dict, repeat: int):
-    """A repeat's split and baselines, read once per process."""
-    if repeat not in state["repeats"]:
-        folder = RunFolder(state["out"], repeat)
-        state["repeats"][repeat] = (folder.read_split(), folder.read_baselines())
-    return state["repeats"][repeat]
+def _unit_inputs(state: dict, unit: Unit):
+    """A unit's split and baseline stores, each file read once per process; the learned
+    baselines when a unit first needs them (a parallel run writes them while the units that
+    do not need them train)."""
+    folder = RunFolder(state["out"], unit.repeat)
+    read = state["repeats"].setdefault(unit.repeat, {})
+    if "split" not in read:
+        read.update(split=folder.read_split(), feature=folder.read_feature_baseline())
+    if needs_learned_baselines(unit) and "learned" not in read:
+        read["learned"] = folder.read_learned_baselines()
+    return read["split"], (read["feature"], read.get("learned"))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -409,21 +412,26 @@ def check_lightgbm_parameters(config, data: LetorData) -> None:
                              "even one split (each leaf needs min_data_in_leaf)")
 
 
-def _run_on_dask(client, todo, config, repeats, progress) -> None:
-    """Train the units on the cluster: each unit is computed on a worker and written by this
-    process as it arrives, so a lost driver or worker loses only the units in flight. A unit
-    that raises fails alone; the others finish, and the run then raises naming the failed
-    ones."""
+def _run_on_dask(client, batches, config, repeats, progress) -> None:
+    """Train the units on the cluster: each batch of ``batches`` (lists of units, taken one by
+    one: the next is ready once the previous one is submitted) is submitted at once; each unit
+    is computed on a worker and written by this process as it arrives, so a lost driver or
+    worker loses only the units in flight. A unit that raises fails alone; the others finish,
+    and the run then raises naming the failed ones."""
     from distributed import as_completed
 
     failed = {}
     slots = max(1, len(client.scheduler_info()["workers"]))
     out = str(repeats[0].out)
-    futures = {client.submit(unit_task, unit, config, out, pure=False,
-                             key=f"unit-{unit.repeat}-{unit.filename}"): unit
-               for unit in todo}
+    futures, arriving = {}, as_completed()
+    for batch in batches:
+        for unit in batch:
+            future = client.submit(unit_task, unit, config, out, pure=False,
+                                   key=f"unit-{unit.repeat}-{unit.filename}")
+            futures[future] = unit
+            arriving.add(future)
     pending = len(futures)
-    for future in as_completed(futures):
+    for future in arriving:
         unit = futures[future]
         pending -= 1
         if future.status == "error":
@@ -454,57 +462,74 @@ def run_experiment(config, out, *, jobs: int = 1, scheduler: str | None = None,
     data = load_dataset(config)
     check_before_training(config, data)
     repeats = folder.repeats(config)
+    units = all_units(config)
+    todo = [u for u in units if not repeats[u.repeat].unit_done(u)]
+    on_dask = bool(todo) and stop_after is None and (jobs > 1 or scheduler is not None)
+    if on_dask:
+        try:
+            require_dask(needed_for="--jobs > 1 or --scheduler")
+        except ImportError as error:
+            raise ValueError(str(error)) from None
     for repeat in repeats:
         repeat.prepare()
     folder.keep_config(config)
-    units = all_units(config)
-    todo = [u for u in units if not repeats[u.repeat].unit_done(u)]
     with ExitStack() as stack:
-        client = None
-        if todo and stop_after is None and (jobs > 1 or scheduler is not None):
-            # Started now, the workers import, load the data and the kernels while this process
-            # writes the split and trains the learned baselines.
-            try:
-                client = stack.enter_context(dask_client(
-                    jobs, scheduler, needed_for="--jobs > 1 or --scheduler"))
-            except ImportError as error:
-                raise ValueError(str(error)) from None
-            warming = [client.submit(warm_worker, config, str(folder.out), workers=[worker],
-                                     pure=False, key=f"warm-{worker}")
-                       for worker in client.scheduler_info()["workers"]]
-
+        stack.enter_context(unit_threads(config))
         for repeat in repeats:
             if not repeat.split_path.exists():
                 repeat.write_split(make_split(data.query_ids, config, repeat.repeat))
         if stop_after == "split":
             return folder.split_path
 
+        subsets = Subsets(data)
         for repeat in repeats:
-            if not repeat.has_baselines(learned=bool(config["baselines"]["learned"])):
-                where = f" (repeat {repeat.repeat})" if repeat.repeat else ""
+            if not repeat.feature_path.exists():
+                repeat.write_feature_baseline(feature_baseline(subsets, repeat.read_split(),
+                                                               config))
+        untrained = [repeat.repeat for repeat in repeats
+                     if config["baselines"]["learned"] and not repeat.learned_path.exists()]
+
+        def train_learned_baselines():
+            for r in untrained:
+                where = f" (repeat {r})" if r else ""
                 print(f"training the learned baselines on the held-out queries{where} ...",
                       file=stream, flush=True)
-                repeat.write_baselines(*build_baselines(data, Subsets(data),
-                                                        repeat.read_split(), config, stream))
+                repeats[r].write_learned_baselines(learned_baselines(
+                    subsets, repeats[r].read_split(), config, stream))
+
         if stop_after == "baselines":
+            train_learned_baselines()
             return folder.baselines_dir
 
+        # The cluster is started once the split and the feature baseline are written: a local
+        # cluster's workers are forked from a server that the CLI started and that imports
+        # their modules until about then (lgb_risk._dask.start_worker_server).
+        client = stack.enter_context(dask_client(
+            jobs, scheduler, needed_for="--jobs > 1 or --scheduler",
+            preload=(__name__,))) if on_dask else None
         progress = Progress(len(units), len(units) - len(todo), stream)
         where = f"the Dask cluster at {scheduler}" if scheduler else f"{jobs} job(s)"
         progress.line(0, f"{len(todo)} unit(s) to run with {where}")
         if client is not None:
-            _run_on_dask(client, todo, config, repeats, progress)
-            del warming  # a worker that failed to warm failed its units with the same error
+            waiting = [u for u in todo if needs_learned_baselines(u) and u.repeat in untrained]
+
+            def batches():
+                # The workers start on the units that do not need the learned baselines while
+                # this process trains those.
+                yield [u for u in todo if u not in waiting]
+                train_learned_baselines()
+                yield waiting
+
+            _run_on_dask(client, batches(), config, repeats, progress)
         else:
+            train_learned_baselines()
             state = {"out": folder.out, "repeats": {}}
-            with unit_threads(config):
-                for unit in todo:
-                    progress.line(1, f"{unit} started")
-                    start = time.perf_counter()
-                    split, stores = _repeat_state(state, unit.repeat)
-                    repeats[unit.repeat].write_unit(unit, compute_unit(unit, config, data,
-                                                                       split, stores))
-                    progress.done += 1
-                    progress.line(0, f"{unit} finished "
-                                     f"({time.perf_counter() - start:.1f} s)")
+            for unit in todo:
+                progress.line(1, f"{unit} started")
+                start = time.perf_counter()
+                split, stores = _unit_inputs(state, unit)
+                repeats[unit.repeat].write_unit(unit, compute_unit(unit, config, data, split,
+                                                                   stores))
+                progress.done += 1
+                progress.line(0, f"{unit} finished ({time.perf_counter() - start:.1f} s)")
     return write_report(config, folder.out)
