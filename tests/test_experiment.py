@@ -481,3 +481,24 @@ def test_jobs_without_dask_names_the_extra(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"pip install 'lgb_risk\[dask\]'"):
         runner.run_experiment(config, tmp_path / "fresh", jobs=2, stream=open(os.devnull, "w"))
     assert not (tmp_path / "fresh").exists()  # refused before anything is written
+
+
+def test_a_worker_reads_the_learned_baselines_written_after_its_first_units(tmp_path):
+    """On a cluster, units that take only the feature baseline start before the learned
+    baselines exist; a worker that ran one must still give the next GeoRisk unit the learned
+    baselines, read from the run folder once written."""
+    from lgb_risk.experiment import runner
+    from lgb_risk.experiment.layout import RunFolder
+
+    config = load_config(_config_file(tmp_path))
+    out = tmp_path / "out"
+    run_experiment(config, out, stop_after="baselines", stream=open(os.devnull, "w"))
+    folder = RunFolder(out)
+    learned_csv = folder.learned_path.read_bytes()
+    folder.learned_path.unlink()  # as when the first units start: not written yet
+    state = {"out": out, "repeats": {}}
+    _, (feature, learned) = runner._unit_inputs(state, Unit(0, "UCRO", 2))
+    assert feature is not None and learned is None
+    folder.learned_path.write_bytes(learned_csv)
+    _, (_, learned) = runner._unit_inputs(state, Unit(0, "GeoRisk", 2))
+    assert learned is not None and learned.names == ["ridge", "coordinate_ascent"]
