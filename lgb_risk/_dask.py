@@ -1,5 +1,6 @@
 """A Dask client for a call or a run: of the cluster at an address, or of a local cluster
-started for it (the optional ``dask`` extra)."""
+started for it (the optional ``dask`` extra), whose workers are forked from a server that
+imported their modules once (:func:`start_worker_server`)."""
 
 from __future__ import annotations
 
