@@ -1,7 +1,5 @@
 """``python -m lgb_risk``: the ``lgb-risk`` command."""
 
-import sys
+from lgb_risk.cli import console_main
 
-from lgb_risk.cli import main
-
-sys.exit(main())
+console_main()

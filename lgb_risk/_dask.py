@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.forkserver
-from contextlib import contextmanager
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 
 
 def start_worker_server(preload: tuple[str, ...] = ()) -> bool:
@@ -76,3 +77,23 @@ def dask_client(n_workers: int, scheduler: str | None = None, *, needed_for: str
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+@contextmanager
+def dask_client_in_background(n_workers: int, scheduler: str | None = None, *, needed_for: str,
+                              preload: tuple[str, ...] = (), then=None):
+    """:func:`dask_client`, started in a thread while the caller goes on with its own work:
+    yields a :class:`concurrent.futures.Future` of ``then(client)``, run in that thread once
+    the client is ready (of the client itself without ``then``); its ``result()`` raises what
+    starting raised. On exit, waits for the start to end, then closes the client and the local
+    cluster."""
+    clients = ExitStack()
+    with clients, ThreadPoolExecutor(1, thread_name_prefix="lgb_risk-dask-start") as thread:
+
+        def start():
+            client = clients.enter_context(dask_client(n_workers, scheduler,
+                                                       needed_for=needed_for, preload=preload))
+            return client if then is None else then(client)
+
+        started: Future = thread.submit(start)
+        yield started

@@ -483,6 +483,28 @@ def test_jobs_without_dask_names_the_extra(tmp_path, monkeypatch):
     assert not (tmp_path / "fresh").exists()  # refused before anything is written
 
 
+def test_a_cluster_started_in_the_background_is_closed_whatever_fails():
+    """The runner trains the learned baselines while its cluster starts in a thread: an error
+    there still waits for the start and closes the client and the local cluster; an error in
+    starting is raised by the future the runner waits on."""
+    pytest.importorskip("distributed")
+    import dask
+
+    from lgb_risk._dask import dask_client_in_background
+
+    started = []
+    with pytest.raises(RuntimeError, match="learned baselines failed"):
+        with dask_client_in_background(1, needed_for="a test", then=started.append):
+            raise RuntimeError("learned baselines failed")
+    [client] = started
+    assert client.status == "closed" and client.cluster.status.name == "closed"
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with dask_client_in_background(1, "tcp://127.0.0.1:9", needed_for="a test") as start:
+            with pytest.raises(OSError, match="127.0.0.1:9"):
+                start.result()
+
+
 def test_a_worker_reads_the_learned_baselines_written_after_its_first_units(tmp_path):
     """On a cluster, units that take only the feature baseline start before the learned
     baselines exist; a worker that ran one must still give the next GeoRisk unit the learned

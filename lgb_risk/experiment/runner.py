@@ -14,8 +14,9 @@ Stages, each written to the output folder as it completes:
    GBRT, a coordinate-ascent linear ranker, ridge regression), trained on the held-out part.
 3. ``units/FOLD__LEARNER__aALPHA.csv`` — one unit of work per (fold, learner, α): trained with early
    stopping on the fold's validation NDCG@k, per-query test NDCG@k written atomically. On a Dask
-   cluster, the units whose learner does not take the learned baselines start as soon as the
-   feature baseline is written, while this process trains the learned baselines.
+   cluster, started in a thread once the feature baseline is written, the units whose learner
+   does not take the learned baselines start as soon as the cluster is ready, while this process
+   trains the learned baselines; the others then go ahead of those still queued.
 
 Running the same command again skips every stage and unit whose file exists, so a run killed at any
 moment resumes with nothing lost or doubled. Training is deterministic (``deterministic=True``, a
@@ -37,7 +38,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from lgb_risk import feval, metrics
-from lgb_risk._dask import dask_client, require_dask
+from lgb_risk._dask import dask_client_in_background, require_dask
 from lgb_risk.baselines import BaselineStore
 from lgb_risk.data import LetorData, load_letor
 from lgb_risk.experiment import synthetic
@@ -412,26 +413,22 @@ def check_lightgbm_parameters(config, data: LetorData) -> None:
                              "even one split (each leaf needs min_data_in_leaf)")
 
 
-def _run_on_dask(client, batches, config, repeats, progress) -> None:
-    """Train the units on the cluster: each batch of ``batches`` (lists of units, taken one by
-    one: the next is ready once the previous one is submitted) is submitted at once; each unit
-    is computed on a worker and written by this process as it arrives, so a lost driver or
-    worker loses only the units in flight. A unit that raises fails alone; the others finish,
-    and the run then raises naming the failed ones."""
+def _submit_units(client, units, config, out: Path, priority: int = 0) -> dict:
+    """Submit the units to the cluster (Dask runs higher ``priority`` first); returns
+    {future: unit}."""
+    return {client.submit(unit_task, unit, config, str(out), pure=False, priority=priority,
+                          key=f"unit-{unit.repeat}-{unit.filename}"): unit for unit in units}
+
+
+def _collect_units(futures: dict, slots: int, repeats, progress) -> None:
+    """Write each unit computed on the cluster as it arrives, so that a lost driver or worker
+    loses only the units in flight. A unit that raises fails alone; the others finish, and the
+    run then raises naming the failed ones."""
     from distributed import as_completed
 
     failed = {}
-    slots = max(1, len(client.scheduler_info()["workers"]))
-    out = str(repeats[0].out)
-    futures, arriving = {}, as_completed()
-    for batch in batches:
-        for unit in batch:
-            future = client.submit(unit_task, unit, config, out, pure=False,
-                                   key=f"unit-{unit.repeat}-{unit.filename}")
-            futures[future] = unit
-            arriving.add(future)
     pending = len(futures)
-    for future in arriving:
+    for future in as_completed(futures):
         unit = futures[future]
         pending -= 1
         if future.status == "error":
@@ -501,26 +498,31 @@ def run_experiment(config, out, *, jobs: int = 1, scheduler: str | None = None,
             train_learned_baselines()
             return folder.baselines_dir
 
-        # The cluster is started once the split and the feature baseline are written: a local
-        # cluster's workers are forked from a server that the CLI started and that imports
-        # their modules until about then (lgb_risk._dask.start_worker_server).
-        client = stack.enter_context(dask_client(
-            jobs, scheduler, needed_for="--jobs > 1 or --scheduler",
-            preload=(__name__,))) if on_dask else None
         progress = Progress(len(units), len(units) - len(todo), stream)
         where = f"the Dask cluster at {scheduler}" if scheduler else f"{jobs} job(s)"
         progress.line(0, f"{len(todo)} unit(s) to run with {where}")
-        if client is not None:
+        if on_dask:
+            # The cluster starts in a thread once the split and the feature baseline are
+            # written (a local cluster's workers are forked from a server that the CLI started,
+            # importing their modules until about then: lgb_risk._dask.start_worker_server).
+            # The units that do not take the learned baselines are submitted as soon as it is
+            # ready, while this process trains the learned baselines; then the others, ahead of
+            # those still queued: GeoRisk's are the longest, and the short ones left fill the
+            # end of the run, when a worker waits for the last unit.
             waiting = [u for u in todo if needs_learned_baselines(u) and u.repeat in untrained]
+            ready = [u for u in todo if u not in waiting]
 
-            def batches():
-                # The workers start on the units that do not need the learned baselines while
-                # this process trains those.
-                yield [u for u in todo if u not in waiting]
-                train_learned_baselines()
-                yield waiting
+            def submit_ready(client):
+                return client, _submit_units(client, ready, config, folder.out)
 
-            _run_on_dask(client, batches(), config, repeats, progress)
+            started = stack.enter_context(dask_client_in_background(
+                jobs, scheduler, needed_for="--jobs > 1 or --scheduler", preload=(__name__,),
+                then=submit_ready))
+            train_learned_baselines()
+            client, futures = started.result()
+            futures.update(_submit_units(client, waiting, config, folder.out, priority=1))
+            _collect_units(futures, max(1, len(client.scheduler_info()["workers"])), repeats,
+                           progress)
         else:
             train_learned_baselines()
             state = {"out": folder.out, "repeats": {}}
