@@ -253,22 +253,19 @@ def _cmd_active(args) -> None:
 
 def _active_figure(frame, path) -> None:
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
     except ImportError:
         raise ValueError("--figure needs matplotlib (pip install 'lgb_risk[plot]')") from None
     from lgb_risk.active.figures import plot_errors
 
-    fig, ax = plt.subplots(figsize=(5, 3.6))
+    fig = Figure(figsize=(5, 3.6))
+    ax = fig.subplots()
     plot_errors(ax, frame)
     ax.legend(fontsize=8)
     fig.tight_layout()
     from lgb_risk._io import atomic_write
 
     atomic_write(Path(path), lambda tmp: fig.savefig(tmp, format="png", dpi=100))
-    plt.close(fig)
 
 
 def _decimals(text: str) -> int:

@@ -211,6 +211,26 @@ def test_report_numbers_match_a_recomputation_from_the_unit_files(small_run):
     assert (out / "report.md").read_text().count("| U-CRO | 2 |") == 2
 
 
+def test_the_report_draws_its_figures_without_touching_the_callers_matplotlib(small_run):
+    """A notebook's backend and pyplot's figures stay as they were: the figures are built on
+    their own and written as PNG."""
+    pytest.importorskip("matplotlib")
+    import json
+
+    config, out = small_run
+    code = (
+        "import json, sys, matplotlib\n"
+        "matplotlib.use('svg')\n"
+        "from lgb_risk.experiment.report import write_report\n"
+        "write_report(json.loads(sys.argv[1]), sys.argv[2])\n"
+        "print(matplotlib.get_backend(), 'matplotlib.pyplot' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(config), str(out)],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["svg", "False"]
+    for name in ("georisk_vs_alpha.png", "tr_tj_per_query.png"):
+        assert (out / name).read_bytes().startswith(b"\x89PNG")
+
+
 def test_split_and_baselines_stages_alone(tmp_path):
     from lgb_risk import cli
 
