@@ -79,21 +79,29 @@ def dask_client(n_workers: int, scheduler: str | None = None, *, needed_for: str
             cluster.close()
 
 
+class StartingClient:
+    """A Dask client being started in a thread (:func:`dask_client_in_background`)."""
+
+    def __init__(self, thread: ThreadPoolExecutor, started: Future):
+        self._thread, self._started = thread, started
+
+    def result(self):
+        """The client, once started; raises what starting raised."""
+        return self._started.result()
+
+    def then(self, work) -> Future:
+        """Run ``work(client)`` in the starting thread as soon as the client is ready, while the
+        caller goes on; returns a future of its result."""
+        return self._thread.submit(lambda: work(self._started.result()))
+
+
 @contextmanager
 def dask_client_in_background(n_workers: int, scheduler: str | None = None, *, needed_for: str,
-                              preload: tuple[str, ...] = (), then=None):
+                              preload: tuple[str, ...] = ()):
     """:func:`dask_client`, started in a thread while the caller goes on with its own work:
-    yields a :class:`concurrent.futures.Future` of ``then(client)``, run in that thread once
-    the client is ready (of the client itself without ``then``); its ``result()`` raises what
-    starting raised. On exit, waits for the start to end, then closes the client and the local
-    cluster."""
+    yields a :class:`StartingClient`. On exit, waits for the start and the work given to
+    ``then`` to end, then closes the client and the local cluster."""
     clients = ExitStack()
     with clients, ThreadPoolExecutor(1, thread_name_prefix="lgb_risk-dask-start") as thread:
-
-        def start():
-            client = clients.enter_context(dask_client(n_workers, scheduler,
-                                                       needed_for=needed_for, preload=preload))
-            return client if then is None else then(client)
-
-        started: Future = thread.submit(start)
-        yield started
+        yield StartingClient(thread, thread.submit(lambda: clients.enter_context(dask_client(
+            n_workers, scheduler, needed_for=needed_for, preload=preload))))

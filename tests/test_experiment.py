@@ -504,20 +504,24 @@ def test_jobs_without_dask_names_the_extra(tmp_path, monkeypatch):
 
 
 def test_a_cluster_started_in_the_background_is_closed_whatever_fails():
-    """The runner trains the learned baselines while its cluster starts in a thread: an error
-    there still waits for the start and closes the client and the local cluster; an error in
-    starting is raised by the future the runner waits on."""
+    """The runner loads the data and writes the first stages while its cluster starts in a
+    thread: an error there still waits for the start and closes the client and the local
+    cluster; work given to ``then`` runs on the started client; an error in starting is
+    raised by the future the runner waits on."""
     pytest.importorskip("distributed")
     import dask
 
     from lgb_risk._dask import dask_client_in_background
 
-    started = []
-    with pytest.raises(RuntimeError, match="learned baselines failed"):
-        with dask_client_in_background(1, needed_for="a test", then=started.append):
-            raise RuntimeError("learned baselines failed")
-    [client] = started
+    with pytest.raises(RuntimeError, match="loading the data failed"):
+        with dask_client_in_background(1, needed_for="a test") as start:
+            raise RuntimeError("loading the data failed")
+    client = start.result()
     assert client.status == "closed" and client.cluster.status.name == "closed"
+
+    with dask_client_in_background(1, needed_for="a test") as start:
+        answer = start.then(lambda client: client.submit(sum, [1, 2]).result())
+        assert answer.result() == 3
 
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
         with dask_client_in_background(1, "tcp://127.0.0.1:9", needed_for="a test") as start:

@@ -14,9 +14,10 @@ Stages, each written to the output folder as it completes:
    GBRT, a coordinate-ascent linear ranker, ridge regression), trained on the held-out part.
 3. ``units/FOLD__LEARNER__aALPHA.csv`` — one unit of work per (fold, learner, α): trained with early
    stopping on the fold's validation NDCG@k, per-query test NDCG@k written atomically. On a Dask
-   cluster, started in a thread once the feature baseline is written, the units whose learner
-   does not take the learned baselines start as soon as the cluster is ready, while this process
-   trains the learned baselines; the others then go ahead of those still queued.
+   cluster (started in a thread while the data is loaded and the first stages written), the
+   units whose learner does not take the learned baselines start once the feature baseline is
+   written, while this process trains the learned baselines; the others then go ahead of those
+   still queued.
 
 Running the same command again skips every stage and unit whose file exists, so a run killed at any
 moment resumes with nothing lost or doubled. Training is deterministic (``deterministic=True``, a
@@ -456,8 +457,6 @@ def run_experiment(config, out, *, jobs: int = 1, scheduler: str | None = None,
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
     folder = RunFolder(out)
-    data = load_dataset(config)
-    check_before_training(config, data)
     repeats = folder.repeats(config)
     units = all_units(config)
     todo = [u for u in units if not repeats[u.repeat].unit_done(u)]
@@ -467,10 +466,19 @@ def run_experiment(config, out, *, jobs: int = 1, scheduler: str | None = None,
             require_dask(needed_for="--jobs > 1 or --scheduler")
         except ImportError as error:
             raise ValueError(str(error)) from None
-    for repeat in repeats:
-        repeat.prepare()
-    folder.keep_config(config)
     with ExitStack() as stack:
+        # The cluster starts in a thread while this process loads the data and writes the split
+        # and the feature baseline, which the workers read (a local cluster's workers are
+        # forked from a server that the CLI started, importing their modules meanwhile:
+        # lgb_risk._dask.start_worker_server).
+        cluster = stack.enter_context(dask_client_in_background(
+            jobs, scheduler, needed_for="--jobs > 1 or --scheduler",
+            preload=(__name__,))) if on_dask else None
+        data = load_dataset(config)
+        check_before_training(config, data)
+        for repeat in repeats:
+            repeat.prepare()
+        folder.keep_config(config)
         stack.enter_context(unit_threads(config))
         for repeat in repeats:
             if not repeat.split_path.exists():
@@ -501,26 +509,19 @@ def run_experiment(config, out, *, jobs: int = 1, scheduler: str | None = None,
         progress = Progress(len(units), len(units) - len(todo), stream)
         where = f"the Dask cluster at {scheduler}" if scheduler else f"{jobs} job(s)"
         progress.line(0, f"{len(todo)} unit(s) to run with {where}")
-        if on_dask:
-            # The cluster starts in a thread once the split and the feature baseline are
-            # written (a local cluster's workers are forked from a server that the CLI started,
-            # importing their modules until about then: lgb_risk._dask.start_worker_server).
-            # The units that do not take the learned baselines are submitted as soon as it is
-            # ready, while this process trains the learned baselines; then the others, ahead of
-            # those still queued: GeoRisk's are the longest, and the short ones left fill the
-            # end of the run, when a worker waits for the last unit.
+        if cluster is not None:
+            # The units that do not take the learned baselines are submitted as soon as the
+            # cluster is up, while this process trains those; then the others, ahead of those
+            # still queued: GeoRisk's are the longest, and the short ones left fill the end of
+            # the run, when a worker waits for the last.
             waiting = [u for u in todo if needs_learned_baselines(u) and u.repeat in untrained]
             ready = [u for u in todo if u not in waiting]
-
-            def submit_ready(client):
-                return client, _submit_units(client, ready, config, folder.out)
-
-            started = stack.enter_context(dask_client_in_background(
-                jobs, scheduler, needed_for="--jobs > 1 or --scheduler", preload=(__name__,),
-                then=submit_ready))
+            submitted = cluster.then(lambda client: _submit_units(client, ready, config,
+                                                                  folder.out))
             train_learned_baselines()
-            client, futures = started.result()
-            futures.update(_submit_units(client, waiting, config, folder.out, priority=1))
+            client = cluster.result()
+            futures = {**submitted.result(),
+                       **_submit_units(client, waiting, config, folder.out, priority=1)}
             _collect_units(futures, max(1, len(client.scheduler_info()["workers"])), repeats,
                            progress)
         else:
