@@ -506,8 +506,8 @@ def test_jobs_without_dask_names_the_extra(tmp_path, monkeypatch):
 def test_a_cluster_started_in_the_background_is_closed_whatever_fails():
     """The runner loads the data and writes the first stages while its cluster starts in a
     thread: an error there still waits for the start and closes the client and the local
-    cluster; work given to ``then`` runs on the started client; an error in starting is
-    raised by the future the runner waits on."""
+    cluster; work given to ``then`` runs on the started client, whose local workers let idle
+    OpenMP threads sleep; an error in starting is raised by the future the runner waits on."""
     pytest.importorskip("distributed")
     import dask
 
@@ -520,8 +520,10 @@ def test_a_cluster_started_in_the_background_is_closed_whatever_fails():
     assert client.status == "closed" and client.cluster.status.name == "closed"
 
     with dask_client_in_background(1, needed_for="a test") as start:
-        answer = start.then(lambda client: client.submit(sum, [1, 2]).result())
-        assert answer.result() == 3
+        policy = start.then(lambda client: client.submit(os.getenv, "OMP_WAIT_POLICY",
+                                                         pure=False).result())
+        # set up in the server the local workers are forked from, unless the user set it
+        assert policy.result() == os.environ.get("OMP_WAIT_POLICY", "PASSIVE")
 
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
         with dask_client_in_background(1, "tcp://127.0.0.1:9", needed_for="a test") as start:
