@@ -3,7 +3,7 @@
 Each run starts from an empty output folder (split, baselines, every unit, report); --jobs 2
 runs the units on a local Dask cluster of two worker processes (the ``dask`` extra). After a
 warm-up run (numba's compilation cache, the file cache), the two commands alternate
-``--repeats`` times: each --jobs 1 run is paired with the --jobs 2 run right after it, and the
+``--repeats`` times (5): each --jobs 1 run is paired with the --jobs 2 run right after it, and the
 speed-up is the median of the pairs' ratios (this machine's speed drifts by ±20% from one
 minute to the next, which a pair shares far more than two distant runs do); the ratio of the
 fastest runs is printed too. Target: >= 1.8x on 2 cores. Also prints whether the reports are
@@ -49,7 +49,7 @@ def timed_run(config, out, jobs):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("config", nargs="?", help="TOML configuration (default: the demo)")
-    parser.add_argument("--repeats", type=int, default=3, help="runs of each command (3)")
+    parser.add_argument("--repeats", type=int, default=5, help="runs of each command (5)")
     args = parser.parse_args()
     runs = {1: [], 2: []}
     with tempfile.TemporaryDirectory(prefix="lgb_risk_jobs_") as tmp:
