@@ -1,6 +1,8 @@
 """A Dask client for a call or a run: of the cluster at an address, or of a local cluster
 started for it (the optional ``dask`` extra), whose workers are forked from a server that
-imported their modules once (:func:`start_worker_server`)."""
+imported their modules once (:func:`start_worker_server`); started at once
+(:func:`dask_client`) or in a thread while the caller goes on (:func:`dask_client_in_background`).
+"""
 
 from __future__ import annotations
 
