@@ -2,7 +2,8 @@
 
 Modules: :mod:`lgb_risk.metrics` (per-query effectiveness), :mod:`lgb_risk.measures` (the measure
 registry), :mod:`lgb_risk.conventions` (evaluation tools' conventions by name),
-:mod:`lgb_risk.risk` (risk measures), :mod:`lgb_risk.objectives` (the objectives),
+:mod:`lgb_risk.risk` (risk measures), :mod:`lgb_risk.significance` (paired tests with their
+detectable differences), :mod:`lgb_risk.objectives` (the objectives),
 :mod:`lgb_risk.data` (TREC and LETOR readers), :mod:`lgb_risk.trec` (TREC run evaluation),
 :mod:`lgb_risk.feval` (training-time evaluation), :mod:`lgb_risk.distributed` (training on several
 Dask workers), :mod:`lgb_risk.cli` (the ``lgb-risk`` command).
@@ -16,7 +17,7 @@ import importlib
 __all__ = [
     "LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "BaselineStore",
     "baselines", "conventions", "data", "distributed", "feval", "measures", "metrics", "risk",
-    "trec",
+    "significance", "trec",
     "__version__",
 ]
 __version__ = "0.1.0"
@@ -25,7 +26,7 @@ _OBJECTS = {"LambdaMART": "objectives", "UCRO": "objectives", "TSARO": "objectiv
             "TFARO": "objectives", "TStarFARO": "objectives", "GeoRisk": "objectives",
             "BaselineStore": "baselines"}
 _MODULES = {"baselines", "conventions", "data", "distributed", "feval", "measures", "metrics",
-            "risk", "trec"}
+            "risk", "significance", "trec"}
 
 
 def __getattr__(name):

@@ -43,6 +43,9 @@ from numba.extending import overload
 
 SCORE_EPS = float(np.float32(0.01))  # LightGBM adds 0.01f to the score distance
 FD_STEP = 1e-6  # one-sided difference step for GeoRisk's slope where ΔM = 0
+# M and M_b closer than this are a tie M = M_b (U-CRO's and T-SARO's kink): the model's NDCG@k
+# and the baseline's come from different code paths and may differ in the last bits.
+TIE_TOLERANCE = 1e-9
 
 
 class Ranking(NamedTuple):
@@ -143,12 +146,15 @@ def _crossing_multiplier(state, q, delta_m, misordered):
     """m = 1 + α_q φ, φ the fraction of [M, M + ΔM] below the baseline (Wang et al. 2012).
 
     This equals (F(M + ΔM) − F(M)) / ΔM. Where ΔM = 0, φ is F's one-sided slope indicator at M:
-    right-hand for a mis-ordered pair (the swap would raise M), left-hand otherwise.
+    right-hand for a mis-ordered pair (the swap would raise M), left-hand otherwise. M within
+    ``TIE_TOLERANCE`` of M_b is on the kink (M = M_b), so that which side a tie falls on does not
+    depend on rounding in the last bits of two NDCG computations.
     """
     m = state.model_ndcg[q]
     b = state.baseline_ndcg[q]
     if delta_m == 0.0:
-        below = m < b if misordered else m <= b
+        tied = abs(m - b) <= TIE_TOLERANCE
+        below = (m < b and not tied) if misordered else (m <= b or tied)
         phi = 1.0 if below else 0.0
     else:
         lo = min(m, m + delta_m)
@@ -219,6 +225,14 @@ def georisk_after(state, q, d):
 
 
 @nb.njit(cache=True)
+def georisk_expectation_vanishes(state, q):
+    """Whether e_q = S T_q / N is 0: the model and every baseline score 0 on q, or the model
+    scores 0 on every query. GeoRisk's slope in M_q is infinite there (z_q grows like √ΔM, and
+    so does GeoRisk itself where S = 0)."""
+    return state.model_total * state.column_totals[q] == 0.0
+
+
+@nb.njit(cache=True)
 def georisk_slope(state, q, d, misordered, georisk_now):
     """ΔGeoRisk / ΔM for a change d of M_q; a one-sided difference where d = 0."""
     if d == 0.0:
@@ -229,18 +243,25 @@ def georisk_slope(state, q, d, misordered, georisk_now):
 @nb.njit(parallel=True, cache=True)
 def georisk_marginal_gains(state):
     """Per query: the model's GeoRisk as the multiplier evaluates it (local or exact), and its
-    right-hand slope ∂GeoRisk/∂M_q (from which the rescaling constant is taken)."""
+    right-hand slope ∂GeoRisk/∂M_q, NaN where e_q = 0 (infinite there: see
+    :func:`georisk_expectation_vanishes`). The rescaling constant is taken from these."""
     n = state.model_ndcg.size
     current = np.empty(n)
     gains = np.empty(n)
     for q in nb.prange(n):
         current[q] = georisk_after(state, q, 0.0)
-        gains[q] = georisk_slope(state, q, 0.0, True, current[q])
+        if georisk_expectation_vanishes(state, q):
+            gains[q] = np.nan
+        else:
+            gains[q] = georisk_slope(state, q, 0.0, True, current[q])
     return current, gains
 
 
 @multiplier_of(GeoRiskState)
 def _georisk_multiplier(state, q, delta_m, misordered):
+    """max(0, ΔGeoRisk/ΔM) / scale; 1 (LambdaMART's weight) on a query where e_q = 0."""
+    if georisk_expectation_vanishes(state, q):
+        return 1.0
     slope = georisk_slope(state, q, delta_m, misordered, state.georisk_now[q])
     return max(slope, 0.0) / state.scale
 

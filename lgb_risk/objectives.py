@@ -65,6 +65,8 @@ from lgb_risk.baselines import BaselineStore
 
 __all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OBJECTIVES"]
 
+#: The definitions of the per-query risk score TR_q that T-SARO, T-FARO and T*-FARO offer.
+TR_DEFINITIONS = ("x_over_sx", "delta_over_se", "jforests")
 _SIGMOID_BINS = 1 << 20
 _DEFAULT_LABEL_GAIN = np.array([float((1 << i) - 1) for i in range(31)])  # LightGBM's default
 
@@ -158,6 +160,10 @@ class LambdaMART:
     paper_name = "LambdaMART"
     #: Which baseline parameter the learner takes: None, "baseline" or "baselines".
     baseline_parameter = None
+    #: The risk measure of :func:`lgb_risk.feval.risk_feval` that selects this learner's model on
+    #: validation data under the papers' protocol (Jforests selects on the measure the learner
+    #: optimises); None: NDCG@k.
+    risk_measure = None
 
     def __init__(self, *, sigmoid=1.0, lambdarank_truncation_level=30, lambdarank_norm=True,
                  label_gain=None, exact_sigmoid=False):
@@ -410,7 +416,10 @@ class UCRO(_RiskSensitive):
     m = (F(M + ΔM) − F(M)) / ΔM = 1 + α φ, φ ∈ [0, 1] the fraction of the swap's NDCG change
     [M, M + ΔM] that lies below the baseline: 1 + α while both ends are below it, 1 while both
     are above, the exact fraction when the swap crosses it. Where ΔM = 0, m is F's one-sided
-    slope at M in the direction of the pair. α = 0 gives LambdaMART exactly.
+    slope at M in the direction of the pair; M within 10⁻⁹ of M_b counts as the tie M = M_b
+    (the kink: 1 for a mis-ordered pair, 1 + α otherwise), so that the side a tie falls on does
+    not depend on rounding in the last bits of the model's and the baseline's NDCG. α = 0 gives
+    LambdaMART exactly.
 
     [GEO] Eq. 9 states U-CRO with a multiplier that is 1 + α or 1 according to where M lies, with
     no crossing fraction; this class follows Wang et al.'s crossing rule, as Jforests (the
@@ -447,6 +456,7 @@ class UCRO(_RiskSensitive):
     """
 
     paper_name = "U-CRO"
+    risk_measure = "urisk"
 
     def __init__(self, *, alpha=1.0, k=10, baseline=None, query_ids=None,
                  norm_includes_risk=False, sigmoid=1.0, lambdarank_truncation_level=30,
@@ -471,6 +481,20 @@ class TSARO(UCRO):
     sample standard deviation over the training queries, Φ the standard normal CDF: queries with
     significant losses (TR_q < −2) get nearly α, significant wins nearly 0.
 
+    The papers and their implementation define TR_q three ways (``tr_definition``), with
+    δ_q = M − M_b and c training queries:
+
+    ``"x_over_sx"`` (default)
+        TR_q = x_q / s_x, [TR] Eq. 21, the per-query score that [TR] §6.3 builds T-SARO from.
+    ``"delta_over_se"``
+        TR_q = δ_q / SE, SE = s_x / √c the standard error of URisk: [GEO] §6 (the text after
+        Eq. 10). √c times larger than the default, so Φ saturates: α'_q is nearly α or 0.
+    ``"jforests"``
+        TR_q = δ_q / ((1 + α) sd(M_b)), sd the baseline's sample standard deviation over the
+        training queries: Jforests, the papers' implementation, which takes s_x once before
+        the first tree, where the model's NDCG is 0 on every query (so x_q = −(1 + α) M_b).
+        Constant s, so ``se_update`` does not apply.
+
     Parameters
     ----------
     se_update : {"first", "iteration"}, default "first"
@@ -482,6 +506,8 @@ class TSARO(UCRO):
         x_q = −(1 + α) M_b(q)); this class follows the paper's text. ``"iteration"``: s_x is
         recomputed at every iteration. Training again from the initial predictions on the same
         data starts over; :meth:`reset` forgets the frozen value by hand.
+    tr_definition : {"x_over_sx", "delta_over_se", "jforests"}, default "x_over_sx"
+        Which TR_q sets α'_q (see above).
     alpha, k, baseline, query_ids, norm_includes_risk, sigmoid, lambdarank_truncation_level, \
 lambdarank_norm, label_gain, exact_sigmoid
         As :class:`UCRO`.
@@ -498,21 +524,25 @@ lambdarank_norm, label_gain, exact_sigmoid
     """
 
     paper_name = "T-SARO"
+    risk_measure = "trisk"
 
     def __init__(self, *, alpha=1.0, k=10, baseline=None, query_ids=None, se_update="first",
-                 norm_includes_risk=False, sigmoid=1.0, lambdarank_truncation_level=30,
-                 lambdarank_norm=True, label_gain=None, exact_sigmoid=False):
+                 tr_definition="x_over_sx", norm_includes_risk=False, sigmoid=1.0,
+                 lambdarank_truncation_level=30, lambdarank_norm=True, label_gain=None,
+                 exact_sigmoid=False):
         super().__init__(alpha=alpha, k=k, baseline=baseline, query_ids=query_ids,
                          norm_includes_risk=norm_includes_risk, sigmoid=sigmoid,
                          lambdarank_truncation_level=lambdarank_truncation_level,
                          lambdarank_norm=lambdarank_norm, label_gain=label_gain,
                          exact_sigmoid=exact_sigmoid)
         self.se_update = se_update
+        self.tr_definition = tr_definition
         self.reset()
 
     def validate_params(self) -> None:
         super().validate_params()
         check_choice(self.se_update, "se_update", ("first", "iteration"))
+        check_choice(self.tr_definition, "tr_definition", TR_DEFINITIONS)
 
     def reset(self):
         """Forget the frozen s_x (``se_update="first"``) before training a new model."""
@@ -544,11 +574,22 @@ lambdarank_norm, label_gain, exact_sigmoid
         return self._frozen_sx
 
     def _alpha_prime(self, model, baseline, initial) -> np.ndarray:
-        """α'_q = α (1 − Φ(x_q / s_x)); α/2 on every query when s_x = 0 (no query stands out)."""
-        x = risk.risk_deltas(model, baseline, self.alpha)
-        s_x = self._sx(x, initial)
-        tr = x / s_x if s_x > 0 else np.zeros_like(x)
-        return float(self.alpha) * (1.0 - stats.norm.cdf(tr))
+        """α'_q = α (1 − Φ(TR_q)) under ``tr_definition``; α/2 on every query where TR_q's
+        denominator is 0 (no query stands out)."""
+        alpha = float(self.alpha)
+        delta = model - baseline
+        if self.tr_definition == "jforests":
+            numerator = delta
+            scale = (1.0 + alpha) * (float(baseline.std(ddof=1)) if baseline.size > 1 else 0.0)
+        else:
+            x = risk.risk_deltas(model, baseline, alpha)
+            s_x = self._sx(x, initial)
+            if self.tr_definition == "x_over_sx":
+                numerator, scale = x, s_x
+            else:  # "delta_over_se"
+                numerator, scale = delta, s_x / math.sqrt(x.size)
+        tr = numerator / scale if scale > 0 else np.zeros_like(delta)
+        return alpha * (1.0 - stats.norm.cdf(tr))
 
     def _risk_state(self, model_ndcg, initial):
         baseline = self._baseline[:, 0]
@@ -562,6 +603,14 @@ class TFARO(TSARO):
     α'_q = α (1 − Φ(TR_q)) as in :class:`TSARO`; the multiplier does not depend on whether the
     swap crosses the baseline. With the default ``norm_includes_risk=False`` each query's
     gradients are exactly (1 + α'_q) times LambdaMART's. Parameters as :class:`TSARO`.
+
+    The lever between queries is bounded. What shapes the trees is the ratio of two queries'
+    weights, (1 + α'_q) / (1 + α'_r), not their size (a common factor acts like a larger
+    learning rate). With TR_q = x_q / s_x and some queries below the baseline, s_x grows like
+    (1 + α) as α grows: a loss's TR_q tends to a finite negative value, a win's to 0, so every
+    α'_q / α tends to a value in [1/2, 1] and the ratio between any two queries to at most 2.
+    A larger α therefore does not strengthen T-FARO beyond that; U-CRO's and T-SARO's
+    multipliers, which act on the pairs that cross the baseline, are not bounded this way.
 
     Examples
     --------
@@ -591,8 +640,8 @@ class TStarFARO(TFARO):
     baselines : array-like (n_queries, n_systems) or BaselineStore
         Baseline NDCG@k of each training query (rows in the Dataset's query order), or a store
         plus ``query_ids``.
-    alpha, k, query_ids, se_update, norm_includes_risk, sigmoid, lambdarank_truncation_level, \
-lambdarank_norm, label_gain, exact_sigmoid
+    alpha, k, query_ids, se_update, tr_definition, norm_includes_risk, sigmoid, \
+lambdarank_truncation_level, lambdarank_norm, label_gain, exact_sigmoid
         As :class:`TSARO`.
 
     Examples
@@ -611,8 +660,9 @@ lambdarank_norm, label_gain, exact_sigmoid
     baseline_parameter = "baselines"
 
     def __init__(self, *, alpha=1.0, k=10, baselines=None, query_ids=None, se_update="first",
-                 norm_includes_risk=False, sigmoid=1.0, lambdarank_truncation_level=30,
-                 lambdarank_norm=True, label_gain=None, exact_sigmoid=False):
+                 tr_definition="x_over_sx", norm_includes_risk=False, sigmoid=1.0,
+                 lambdarank_truncation_level=30, lambdarank_norm=True, label_gain=None,
+                 exact_sigmoid=False):
         # TSARO's initialiser would add a `baseline` parameter: skip to the shared one.
         _RiskSensitive.__init__(self, alpha=alpha, k=k, query_ids=query_ids,
                                 norm_includes_risk=norm_includes_risk, sigmoid=sigmoid,
@@ -621,6 +671,7 @@ lambdarank_norm, label_gain, exact_sigmoid
                                 exact_sigmoid=exact_sigmoid)
         self.baselines = baselines
         self.se_update = se_update
+        self.tr_definition = tr_definition
         self.reset()
 
     def _prepare_risk(self, setup):
@@ -635,13 +686,28 @@ class GeoRisk(_RiskSensitive):
     the model row's GeoRisk ([GEO] Eq. 7): with S the row's sum, T_q the column sums, N the
     matrix sum, e_q = S T_q / N and z_q = (x_q − e_q)/√e_q,
     GeoRisk = sqrt(S/c · Φ(ZRisk/c)), ZRisk = Σ_{z_q > 0} z_q + (1 + α) Σ_{z_q < 0} z_q.
-    A pair's multiplier is ΔGeoRisk / ΔM, ΔGeoRisk from the paper's local update
+    A pair's multiplier is ΔGeoRisk / ΔM ([GEO] §6, the equation after Eq. 10: ΔM' =
+    GeoRisk(M_m + ΔM) − GeoRisk(M_m)), ΔGeoRisk from the paper's local update
     (``delta="local"``: S' = S + ΔM, T'_q = T_q + ΔM, N' = N + ΔM and only z_q recomputed) or
     recomputed over all queries (``delta="exact"``, O(c) per pair: for tests and small data).
-    Where ΔM = 0 it is a one-sided difference (step 1e-6) in the pair's direction. Multipliers are
-    clipped at 0 and divided, each iteration, by the mean over queries of the marginal gain
-    ∂GeoRisk/∂M_q: GeoRisk changes are about 1/c of NDCG changes, and the rescaling keeps the
-    gradients on LambdaMART's scale.
+    Where ΔM = 0 (a pair whose swap leaves NDCG@k unchanged: both documents at or below k) it is
+    the one-sided slope in the pair's direction, a difference quotient with step 10⁻⁶. Each
+    iteration the multipliers are clipped at 0 and divided by one constant, the mean over
+    queries of the marginal gain ∂GeoRisk/∂M_q (right-hand, same step): GeoRisk changes are about
+    1/c of NDCG changes, and the rescaling keeps the gradients on LambdaMART's scale.
+
+    Where the expected value e_q = S T_q / N is 0 — the model and every baseline score 0 on q
+    (or the model scores 0 on every query) — this class departs from the paper: z_q is 0 there
+    by convention ([GEO] Eq. 5 divides by √e_q), and z_q after a swap grows like √ΔM, so the
+    slope is infinite at ΔM → 0 and very large for small ΔM. Taken literally, a handful of
+    queries on which every system fails take most of the gradient (on MQ2008 with five BM25
+    baselines, 3 such queries held 44–59% of it, against about 1% under LambdaMART) and the
+    mean marginal gain is set by them. So every pair of such a query gets multiplier 1 (after
+    rescaling, the mean marginal gain: the query is weighted as LambdaMART weights it), and
+    these queries — including those with no relevant document, whose gradients are 0 anyway —
+    are left out of the mean that gives the rescaling constant. Both rules hold for either
+    ``delta``. A query with e_q > 0 but small (the model and the baselines all near 0) keeps
+    the paper's multiplier, which is large there by GeoRisk's design.
 
     Parameters
     ----------
@@ -665,6 +731,7 @@ lambdarank_norm, label_gain, exact_sigmoid
     """
 
     paper_name = "GeoRisk"
+    risk_measure = "georisk"
     baseline_parameter = "baselines"
 
     def __init__(self, *, alpha=1.0, k=10, baselines=None, query_ids=None, delta="local",
@@ -693,7 +760,8 @@ lambdarank_norm, label_gain, exact_sigmoid
             grand_total=float(matrix.sum()), zrisk=float(weighted_z.sum()),
             n_queries=float(model_ndcg.size), alpha=alpha, scale=1.0, exact=self.delta == "exact")
         georisk_now, gains = kernel.georisk_marginal_gains(state)
-        scale = float(np.maximum(gains, 0.0).mean())
+        defined = gains[~np.isnan(gains)]  # NaN where e_q = 0: the slope is infinite there
+        scale = float(np.maximum(defined, 0.0).mean()) if defined.size else 0.0
         # No positive marginal gain anywhere: leave the multipliers unscaled.
         return state._replace(georisk_now=georisk_now, scale=scale if scale > 0 else 1.0)
 

@@ -26,7 +26,8 @@ from lgb_risk._validation import check_alpha, check_choice
 
 __all__ = [
     "risk_deltas", "urisk", "trisk", "tstar_risk", "TRiskResult",
-    "trisk_if_defined", "zscores", "zrisk", "georisk", "summary", "risk_table", "risk_rows",
+    "trisk_if_defined", "zscores", "zrisk", "georisk", "georisk_against", "summary",
+    "risk_table", "risk_rows",
 ]
 
 NAN_POLICIES = ("raise", "omit")
@@ -226,10 +227,15 @@ def zscores(matrix) -> np.ndarray:
 
 def _zscores(x: np.ndarray) -> np.ndarray:
     """:func:`zscores` of the last two axes (a stack of systems × queries matrices)."""
-    total = x.sum(axis=(-2, -1), keepdims=True)
-    expected = np.divide(x.sum(axis=-1, keepdims=True) * x.sum(axis=-2, keepdims=True), total,
-                         out=np.zeros_like(x), where=total > 0)
-    return np.divide(x - expected, np.sqrt(expected), out=np.zeros_like(x), where=expected > 0)
+    return _residuals(x, x.sum(axis=-1, keepdims=True), x.sum(axis=-2, keepdims=True),
+                      x.sum(axis=(-2, -1), keepdims=True))
+
+
+def _residuals(x, row_totals, column_totals, total) -> np.ndarray:
+    """z = (x − e) / √e with e = S T / N from the totals of x's matrix (0 where e = 0)."""
+    shape = np.broadcast_shapes(x.shape, column_totals.shape)
+    expected = np.divide(row_totals * column_totals, total, out=np.zeros(shape), where=total > 0)
+    return np.divide(x - expected, np.sqrt(expected), out=np.zeros(shape), where=expected > 0)
 
 
 def _zrisk(z: np.ndarray, alpha: float) -> np.ndarray:
@@ -264,6 +270,32 @@ def georisk(matrix, alpha=1.0) -> np.ndarray:
     """
     x = np.asarray(matrix, dtype=np.float64)
     return _georisk(x, zrisk(x, alpha))
+
+
+def georisk_against(systems, baselines, alpha=1.0) -> np.ndarray:
+    """GeoRisk of each system within the matrix of that system and the same baselines.
+
+    Where :func:`georisk` scores every row of one matrix against all the others, this scores
+    each system on its own against fixed baselines: for system i the matrix is
+    ``[systems[i]; baselines]`` and the value is its first row's GeoRisk ([GEO] Eq. 7, as the
+    GeoRisk learner and :func:`lgb_risk.feval.risk_feval` measure a model).
+
+    Parameters
+    ----------
+    systems : array-like (n_systems, n_queries) or (n_queries,)
+    baselines : array-like (n_baselines, n_queries) or (n_queries,)
+
+    >>> base = [[0.4, 0.3, 0.6], [0.1, 0.2, 0.3]]
+    >>> georisk_against([[0.5, 0.2, 0.9]], base, alpha=5).round(4).tolist()
+    [0.4345]
+    """
+    s, b = _aligned("raise", systems=systems, baselines=baselines)
+    if np.any(s < 0) or np.any(b < 0):
+        raise ValueError("scores must be non-negative for GeoRisk")
+    row_totals = s.sum(axis=1, keepdims=True)
+    # Only each system's own row of its matrix is needed: its totals, and its z-scores.
+    z = _residuals(s, row_totals, s + b.sum(axis=0), row_totals + b.sum())
+    return _georisk(s, _zrisk(z, check_alpha(alpha)))
 
 
 SUMMARY_FIELDS = ("mean", "reward", "risk", "reward_risk", "wins", "losses", "wins_losses",

@@ -119,11 +119,19 @@ def sample_sd(x):
     return math.sqrt(sum((v - mean) ** 2 for v in x) / (len(x) - 1))
 
 
-def saro_alphas(model, base, alpha, sx=None):
-    """α'_q = α (1 − Φ(x_q / s_x)); s_x from this x unless given (a frozen value)."""
+def saro_alphas(model, base, alpha, sx=None, definition="x_over_sx"):
+    """α'_q = α (1 − Φ(TR_q)); s_x from this x unless given (a frozen value). TR_q is x_q / s_x
+    ([TR] Eq. 21), δ_q / (s_x / √c) ([GEO] §6) or δ_q / ((1 + α) sd(M_b)) (Jforests)."""
     x = risk_x(model, base, alpha)
     sx = sample_sd(x) if sx is None else sx
-    return [alpha * (1 - phi(v / sx)) if sx > 0 else alpha * 0.5 for v in x]
+    delta = [m - b for m, b in zip(model, base)]
+    if definition == "x_over_sx":
+        top, scale = x, sx
+    elif definition == "delta_over_se":
+        top, scale = delta, sx / math.sqrt(len(x))
+    else:
+        top, scale = delta, (1 + alpha) * sample_sd(base)
+    return [alpha * (1 - phi(v / scale)) if scale > 0 else alpha * 0.5 for v in top]
 
 
 def georisk_row(rows, alpha):
@@ -168,11 +176,19 @@ def georisk_exact(model, baselines, alpha):
 
 
 def georisk_multiplier(model, baselines, idcg, alpha, k, exact=False):
+    """GeoRisk's multiplier: the slope of F_q, clipped at 0, divided by the mean right-hand slope
+    over the queries whose expected value e_q = S T_q / N is not 0; 1 on those where it is."""
     after = (georisk_exact if exact else georisk_local)(model, baselines, alpha)
-    gains = [max(0.0, (after(q, STEP) - after(q, 0.0)) / STEP) for q in range(len(model))]
-    scale = sum(gains) / len(gains) or 1.0
+    c = len(model)
+    column = [model[j] + sum(b[j] for b in baselines) for j in range(c)]
+    vanishes = [sum(model) * column[j] / sum(column) == 0 for j in range(c)]
+    gains = [max(0.0, (after(q, STEP) - after(q, 0.0)) / STEP)
+             for q in range(c) if not vanishes[q]]
+    scale = (sum(gains) / len(gains) if gains else 0.0) or 1.0
 
     def multiplier(q, i, j, li, lj):
+        if vanishes[q]:
+            return 1.0
         s = slope(lambda m: after(q, m - model[q]), model[q],
                   delta_m(li, lj, i, j, k, idcg[q]), lj > li)
         return max(s, 0.0) / scale

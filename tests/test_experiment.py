@@ -118,13 +118,18 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
      "lightgbm.lambdarank_norm: an objective parameter.*set it in \\[objective\\]"),
     ("[objective]\nnorm = false\n",
      "objective.norm: unknown key; allowed: sigmoid, lambdarank_truncation_level, "
-     "lambdarank_norm, exact_sigmoid, norm_includes_risk, se_update, delta"),
+     "lambdarank_norm, exact_sigmoid, norm_includes_risk, se_update, tr_definition, delta"),
     ("[objective]\nalpha = 3\n", "objective.alpha: unknown key"),
     ("[objective]\nse_update = 'once'\n[learners]\nLambdaMART = [0]\nTFARO = [1]\n",
      "se_update must be one of .* got 'once' \\(for TFARO\\)"),
     ("[objective]\ndelta = 'exact'\n", "objective.delta: taken by GeoRisk, none of which is"),
     ("[objective]\nlambdarank_norm = 'no'\n",
      "lambdarank_norm must be True or False, got 'no' \\(for LambdaMART\\)"),
+    ("[training]\nselection = 'best'\n",
+     "training.selection: expected one of 'ndcg', 'risk', 'last', got 'best'"),
+    ("[training]\nselection = 'last'\n",
+     "training.selection: 'last' keeps every tree.*set early_stopping = 0"),
+    ("[training]\nearly_stopping = -1\n", "training.early_stopping: expected a value >= 0"),
 ])
 def test_bad_configuration_is_refused_before_training(tmp_path, text, message):
     out = tmp_path / "out"
@@ -157,7 +162,7 @@ def test_mq2008_experiment_reproduces_the_committed_results(tmp_path):
     run_experiment(config, tmp_path / "mq2008", jobs=2, stream=open(os.devnull, "w"))
     got = pd.read_csv(tmp_path / "mq2008" / "report.csv")
     committed = pd.read_csv(ROOT / "experiments" / "results" / "mq2008_one_split.csv")
-    assert len(got) == 16 and set(got["learner"]) == {"LambdaMART", "U-CRO", "T-SARO", "T-FARO",
+    assert len(got) == 18 and set(got["learner"]) == {"LambdaMART", "U-CRO", "T-SARO", "T-FARO",
                                                        "T*-FARO", "GeoRisk"}
     pd.testing.assert_frame_equal(got, committed, rtol=1e-9, atol=1e-12)
 
@@ -185,6 +190,8 @@ def test_report_numbers_match_a_recomputation_from_the_unit_files(small_run):
     main = [q for part in split["parts"] for q in part]
     bm25 = pd.read_csv(out / "baselines" / "feature.csv", dtype={"query_id": str}
                        ).set_index("query_id")["bm25"]
+    learned = pd.read_csv(out / "baselines" / "learned.csv", dtype={"query_id": str}
+                          ).set_index("query_id")
     per_learner = {}
     for path in (out / "units").glob("*.csv"):
         fold, learner, alpha = path.stem.split("__")
@@ -200,12 +207,22 @@ def test_report_numbers_match_a_recomputation_from_the_unit_files(small_run):
         assert row["bm25_loss_gt_20"] == sum((b > 0) & (ndcg < 0.8 * b))
         lm = pd.concat(per_learner["LambdaMART"]).set_index("query_id")["ndcg"].loc[ndcg.index]
         if learner != "LambdaMART":
-            assert row["p_vs_lambdamart"] == pytest.approx(stats.ttest_rel(ndcg, lm).pvalue,
-                                                           abs=1e-6)
+            assert row["ndcg_p_vs_lambdamart"] == pytest.approx(
+                stats.ttest_rel(ndcg, lm).pvalue, abs=1e-6)
             losses = [np.array([max(0.0, bq - v) for bq, v in zip(b, values)])
                       for values in (ndcg, lm)]
             assert row["bm25_risk_p_vs_lambdamart"] == pytest.approx(
                 stats.ttest_rel(*losses).pvalue, abs=1e-6)
+            # Against the learned baselines: each query's loss averaged over the baselines.
+            macro = [np.array([np.mean([max(0.0, learned.loc[q, name] - v)
+                                        for name in learned.columns])
+                               for q, v in values.items()]) for values in (ndcg, lm)]
+            assert row["learned_risk"] == pytest.approx(macro[0].mean(), abs=1e-6)
+            assert row["learned_risk_p_vs_lambdamart"] == pytest.approx(
+                stats.ttest_rel(*macro).pvalue, abs=1e-6)
+            spread = np.std(macro[0] - macro[1], ddof=1) / np.sqrt(len(macro[0]))
+            # Power 0.8 at level 0.05: about (1.96 + 0.84) standard errors.
+            assert row["learned_risk_detectable"] == pytest.approx(2.8 * spread, rel=0.02)
         x = np.where(ndcg >= b, ndcg - b, 6 * (ndcg - b))  # report α = 5
         assert row["urisk"] == pytest.approx(x.mean(), abs=1e-6)
     assert (out / "report.md").read_text().count("| U-CRO | 2 |") == 2
@@ -550,3 +567,95 @@ def test_a_worker_reads_the_learned_baselines_written_after_its_first_units(tmp_
     folder.learned_path.write_bytes(learned_csv)
     _, (_, learned) = runner._unit_inputs(state, Unit(0, "GeoRisk", 2))
     assert learned is not None and learned.names == ["ridge", "coordinate_ascent"]
+
+
+def _units_config(selection, early_stopping=0, rounds=25):
+    config = load_config(None)
+    config["data"].update(queries=90, mean_docs=15, features=8)
+    config["split"]["folds"] = 3
+    config["baselines"]["learned"] = ["ridge", "coordinate_ascent"]
+    config["training"].update(rounds=rounds, early_stopping=early_stopping, selection=selection)
+    config["lightgbm"].update(num_leaves=7, min_data_in_leaf=10)
+    return validate(config)
+
+
+@pytest.mark.parametrize("learner, alpha", [("UCRO", 5.0), ("TFARO", 5.0), ("GeoRisk", 5.0),
+                                            ("LambdaMART", 0.0)])
+def test_fixed_trees_and_risk_selection_follow_the_papers_protocol(tmp_path, learner, alpha):
+    """``selection = "last"`` keeps all ``rounds`` trees; ``"risk"`` keeps the iteration whose
+    validation value of the learner's own measure (URisk, TRisk, GeoRisk; NDCG@k for
+    LambdaMART) is highest, recomputed here by hand for every iteration of the same model."""
+    import numpy as np
+
+    from lgb_risk import metrics
+    from lgb_risk.experiment import runner
+    from lgb_risk.experiment.layout import RunFolder
+    from tests.naive_objectives import georisk_row, risk_x, sample_sd
+
+    last = _units_config("last")
+    run_experiment(last, tmp_path / "last", stop_after="baselines", stream=open(os.devnull, "w"))
+    folder = RunFolder(tmp_path / "last")
+    data = runner.load_dataset(last)
+    split, stores = folder.read_split(), folder.read_baselines()
+    unit = Unit(0, learner, alpha)
+    frame = runner.compute_unit(unit, last, data, split, stores)
+    assert set(frame["best_iteration"]) == {25}
+
+    chosen = _units_config("risk")
+    train_ids, valid_ids, _ = fold_queries(split, 0)
+    subsets = runner.Subsets(data)
+    booster, _ = runner.train_booster(runner.make_objective(unit, chosen, train_ids, stores),
+                                      subsets.take(train_ids), subsets.take(valid_ids), last)
+    Xv, yv, gv = subsets.take(valid_ids)
+    feature, learned = (store.align(valid_ids) for store in stores)
+    values = []
+    for trees in range(1, 26):
+        m = metrics.ndcg(yv, booster.predict(Xv, num_iteration=trees), gv, 10)
+        if learner == "UCRO":
+            values.append(np.mean(risk_x(m, feature[:, 0], alpha)))
+        elif learner == "TFARO":
+            x = risk_x(m, feature[:, 0], alpha)
+            values.append(np.mean(x) / (sample_sd(x) / np.sqrt(len(x))))
+        elif learner == "GeoRisk":
+            values.append(georisk_row([list(m)] + learned.T.tolist(), alpha))
+        else:
+            values.append(m.mean())
+    selected = runner.compute_unit(unit, chosen, data, split, stores)
+    assert set(selected["best_iteration"]) == {int(np.argmax(values)) + 1}
+
+
+def test_loss_repeatability_pairs_each_query_across_repeats(tmp_path):
+    """The report's r: LambdaMART's per-query loss in repeat 0 against repeat 1, over the
+    queries both repeats tested, recomputed from the unit and baseline files."""
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    from lgb_risk.experiment.report import loss_repeatability
+
+    config = load_config(_config_file(tmp_path, SMALL.replace("[split]\nfolds = 3",
+                                                              "[split]\nfolds = 3\nrepeats = 2")))
+    out = tmp_path / "two"
+    run_experiment(config, out, stream=open(os.devnull, "w"))
+    losses = []
+    for folder in (out, out / "repeat1"):
+        model = pd.concat(pd.read_csv(p, dtype={"query_id": str})
+                          for p in (folder / "units").glob("*LambdaMART*.csv")
+                          ).set_index("query_id")["ndcg"]
+        read = {name: pd.read_csv(folder / "baselines" / f"{name}.csv", dtype={"query_id": str}
+                                  ).set_index("query_id") for name in ("feature", "learned")}
+        losses.append({
+            "feature": (read["feature"]["bm25"] - model).clip(lower=0),
+            "learned": read["learned"].sub(model, axis=0).clip(lower=0).mean(axis=1)})
+        assert sorted(model.index) == sorted(
+            q for part in json.loads((folder / "split.json").read_text())["parts"] for q in part)
+    got = loss_repeatability(config, out)
+    for kind in ("feature", "learned"):
+        both = losses[0][kind].index.intersection(losses[1][kind].index)
+        x, y = losses[0][kind].loc[both], losses[1][kind].loc[both]
+        assert got[kind][2] == pytest.approx(np.corrcoef(x, y)[0, 1], abs=1e-12)
+        assert got[kind][0].size == both.size
+    report = (out / "report.md").read_text()
+    assert "Do a query's losses repeat across splits?" in report
+    assert (out / "loss_repeatability.png").read_bytes().startswith(b"\x89PNG")

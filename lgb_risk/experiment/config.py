@@ -33,9 +33,17 @@ A configuration has these tables (every key optional unless marked; defaults in 
     LambdaMART = [0]
     UCRO = [1, 5]
 
-    [training]
-    rounds = 500
-    early_stopping = 20                   # rounds without validation NDCG@k gain
+    [training]                            # every booster: units and learned baselines
+    rounds = 500                          # trees at most
+    early_stopping = 20                   # stop after this many rounds without gain in the
+                                          # selection measure; 0: train all rounds
+    selection = "ndcg"                    # the model kept: "ndcg", the iteration of best
+                                          # validation NDCG@k; "risk", of the best validation
+                                          # value of the learner's own risk measure at its α
+                                          # (URisk for U-CRO, TRisk for T-SARO/T-FARO, T*Risk
+                                          # for T*-FARO, GeoRisk for GeoRisk; NDCG@k for the
+                                          # others: Jforests' protocol); "last", every tree
+                                          # (needs early_stopping = 0: [GEO]'s fixed 500 trees)
     num_threads = 1                       # LightGBM threads per unit of work
 
     [objective]                           # objective parameters, for every learner that
@@ -90,6 +98,8 @@ def _objective_parameters() -> dict[str, list[str]]:
 OBJECTIVE_PARAMETERS = _objective_parameters()
 
 LEARNED_BASELINES = ("lambdamart", "gbrt", "coordinate_ascent", "ridge")
+#: Values of [training] selection: which iteration's model a booster keeps.
+SELECTIONS = ("ndcg", "risk", "last")
 
 DEFAULTS = {
     "name": "experiment",
@@ -99,7 +109,7 @@ DEFAULTS = {
     "split": {"seed": 2016, "heldout": 0.2, "folds": 5, "repeats": 1},
     "baselines": {"feature": 1, "feature_name": "bm25", "learned": list(LEARNED_BASELINES)},
     "learners": {"LambdaMART": [0.0]},
-    "training": {"rounds": 500, "early_stopping": 20, "num_threads": 1},
+    "training": {"rounds": 500, "early_stopping": 20, "selection": "ndcg", "num_threads": 1},
     "objective": {},
     "lightgbm": {},
     "report": {"alpha": 5.0, "learner": None},
@@ -199,7 +209,13 @@ def validate(raw: dict) -> dict:
 
     train = config["training"]
     _number(train["rounds"], "training.rounds", minimum=1, integer=True)
-    _number(train["early_stopping"], "training.early_stopping", minimum=1, integer=True)
+    _number(train["early_stopping"], "training.early_stopping", minimum=0, integer=True)
+    if train["selection"] not in SELECTIONS:
+        _fail("training.selection", f"expected one of {', '.join(map(repr, SELECTIONS))}, got "
+                                    f"{train['selection']!r}")
+    if train["selection"] == "last" and train["early_stopping"]:
+        _fail("training.selection", "'last' keeps every tree, so nothing can stop training "
+                                    "early: set early_stopping = 0")
     _number(train["num_threads"], "training.num_threads", minimum=1, integer=True)
     _check_objective_parameters(config["objective"], learners)
     for key in config["lightgbm"]:

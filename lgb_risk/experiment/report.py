@@ -1,11 +1,14 @@
 """Tables and figures of an experiment run ([GEO] Table 7 layout, [GEO] Fig. 3, [TR] Fig. 2).
 
-For every learner and α, over all main queries (the folds' test parts together): mean NDCG@k;
-the risk-reward summary (:func:`lgb_risk.risk.summary`) against the feature baseline and,
-macro-averaged, against the learned baselines; the p-value of a paired t-test against plain
-LambdaMART (of NDCG, and of the per-query loss to the feature baseline whose mean is Risk);
-URisk and TRisk against the feature baseline, and GeoRisk and T*Risk against the
-learned baselines, at the report's α. Written as ``report.md`` and ``report.csv``; figures
+For every learner and α, over all main queries (the folds' test parts together): mean NDCG@k
+and the median number of trees kept; the risk-reward summary (:func:`lgb_risk.risk.summary`)
+against the feature baseline and, macro-averaged, against the learned baselines; URisk and
+TRisk against the feature baseline, and GeoRisk and T*Risk against the learned baselines, at the
+report's α. Each comparison with plain LambdaMART has a paired test (:mod:`lgb_risk.significance`:
+t-tests of per-query NDCG, of the per-query losses whose means are Risk, of the per-query x_q
+behind T*Risk; a randomisation test of GeoRisk) and states the smallest difference the test can
+detect with these queries (power 0.8, level 0.05). With several repeats, how far a query's loss
+repeats from one split to another. Written as ``report.md`` and ``report.csv``; figures
 (``plot`` extra) as PNG files.
 
 [GEO] Dinçer, Macdonald, Ounis. Risk-sensitive evaluation and learning to rank using multiple
@@ -19,18 +22,16 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from lgb_risk import measures as registry
-from lgb_risk import risk
+from lgb_risk import risk, significance
 from lgb_risk._io import atomic_write, atomic_write_text
 from lgb_risk.experiment.layout import RunFolder, all_units
 from lgb_risk.objectives import OBJECTIVES
 
-__all__ = ["collect_results", "tested_counts", "averaged_baselines", "results_table",
+__all__ = ["per_repeat_results", "collect_results", "tree_counts", "tested_counts",
+           "per_repeat_baselines", "averaged_baselines", "loss_repeatability", "results_table",
            "write_report"]
-
-SUMMARY = list(risk.SUMMARY_FIELDS[1:])  # reward ... loss_gt_20
 
 
 def _averaged(per_repeat: list) -> pd.DataFrame:
@@ -41,10 +42,10 @@ def _averaged(per_repeat: list) -> pd.DataFrame:
     return stacked.groupby(level=0, sort=False).mean().loc[order]
 
 
-def collect_results(config, out) -> pd.DataFrame:
-    """Per-query test NDCG of every (learner, α), averaged over the repeats that tested the
-    query: rows = queries, columns = (learner, α)."""
-    per_repeat = []
+def per_repeat_results(config, out) -> list[pd.DataFrame]:
+    """Per-query test NDCG of every (learner, α) in each repeat: rows = that repeat's main
+    queries, columns = (learner, α)."""
+    tables = []
     for folder in RunFolder(out).repeats(config):
         columns = {}
         for unit in all_units(config):
@@ -59,8 +60,25 @@ def collect_results(config, out) -> pd.DataFrame:
         result = table.loc[folder.main_queries()]
         if result.isna().any().any():
             raise ValueError("the units' test parts do not cover every main query once")
-        per_repeat.append(result)
-    return _averaged(per_repeat)
+        tables.append(result)
+    return tables
+
+
+def collect_results(config, out) -> pd.DataFrame:
+    """Per-query test NDCG of every (learner, α), averaged over the repeats that tested the
+    query: rows = queries, columns = (learner, α)."""
+    return _averaged(per_repeat_results(config, out))
+
+
+def tree_counts(config, out) -> dict:
+    """Median number of trees of the models kept, over every fold and repeat, per (learner, α)."""
+    trees = {}
+    for folder in RunFolder(out).repeats(config):
+        for unit in all_units(config):
+            if unit.repeat == folder.repeat:
+                trees.setdefault((unit.learner, unit.alpha), []).append(
+                    int(folder.read_unit(unit)["best_iteration"].iloc[0]))
+    return {key: float(np.median(values)) for key, values in trees.items()}
 
 
 def tested_counts(config, out) -> pd.Series:
@@ -69,18 +87,75 @@ def tested_counts(config, out) -> pd.Series:
     return pd.Series(queries).value_counts(sort=False)
 
 
-def averaged_baselines(config, out, queries) -> tuple[np.ndarray, np.ndarray | None]:
-    """Per-query NDCG of the feature baseline and (baselines × queries) of the learned ones,
-    averaged over the repeats that tested each query, aligned to ``queries``."""
-    features, learned = [], []
+def per_repeat_baselines(config, out) -> list[tuple[pd.DataFrame, pd.DataFrame | None]]:
+    """Per repeat: per-query NDCG of the feature baseline (one column) and of the learned
+    baselines (a column each, or None), rows = that repeat's main queries."""
+    tables = []
     for folder in RunFolder(out).repeats(config):
         main = folder.main_queries()
         feature_store, learned_store = folder.read_baselines()
-        features.append(pd.DataFrame(feature_store.align(main), index=main))
-        if learned_store is not None:
-            learned.append(pd.DataFrame(learned_store.align(main), index=main))
-    feature = _averaged(features).loc[queries].to_numpy()[:, 0]
+        tables.append((pd.DataFrame(feature_store.align(main), index=main),
+                       None if learned_store is None
+                       else pd.DataFrame(learned_store.align(main), index=main)))
+    return tables
+
+
+def averaged_baselines(config, out, queries) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per-query NDCG of the feature baseline and (baselines × queries) of the learned ones,
+    averaged over the repeats that tested each query, aligned to ``queries``."""
+    per_repeat = per_repeat_baselines(config, out)
+    feature = _averaged([f for f, _ in per_repeat]).loc[queries].to_numpy()[:, 0]
+    learned = [tab for _, tab in per_repeat if tab is not None]
     return feature, (_averaged(learned).loc[queries].to_numpy().T if learned else None)
+
+
+def loss_repeatability(config, out) -> dict:
+    """How far a query's loss to the baselines repeats from one split to another.
+
+    For plain LambdaMART in each repeat, every main query's loss max(0, M_b − M) to the feature
+    baseline and its mean loss to the learned baselines; for every pair of repeats, the queries
+    both tested. Returns, per baseline kind ("feature", "learned"), the pooled pairs (loss in
+    the first repeat, loss in the second) and their Pearson r. Empty with one repeat.
+    """
+    reference = ("LambdaMART", config["learners"]["LambdaMART"][0])
+    losses = {"feature": [], "learned": []}
+    for result, (feature, learned) in zip(per_repeat_results(config, out),
+                                          per_repeat_baselines(config, out)):
+        model = result[reference]
+        losses["feature"].append(np.maximum(feature.iloc[:, 0] - model, 0))
+        if learned is not None:
+            losses["learned"].append(np.maximum(learned.sub(model, axis=0), 0).mean(axis=1))
+    out_pairs = {}
+    for kind, per_repeat in losses.items():
+        first, second = [], []
+        for i in range(len(per_repeat)):
+            for j in range(i + 1, len(per_repeat)):
+                both = per_repeat[i].index.intersection(per_repeat[j].index)
+                first.append(per_repeat[i].loc[both].to_numpy())
+                second.append(per_repeat[j].loc[both].to_numpy())
+        if first:
+            x, y = np.concatenate(first), np.concatenate(second)
+            out_pairs[kind] = (x, y, float(np.corrcoef(x, y)[0, 1]))
+    return out_pairs
+
+
+#: The report's paired tests against plain LambdaMART: column stem -> (the statistic, the
+#: per-query values compared and the test).
+TESTS = {
+    "ndcg": ("mean NDCG", "NDCG (paired t-test)"),
+    "feature_risk": ("Risk", "loss max(0, M_b − M) (paired t-test)"),
+    "learned_risk": ("Risk, learned baselines", "loss averaged over the baselines "
+                                                "(paired t-test)"),
+    "tstar_urisk": ("URisk against their mean (T*Risk's numerator)",
+                    "x_q at the report's α (paired t-test)"),
+    "georisk": ("GeoRisk, learned baselines", "GeoRisk at the report's α (paired "
+                                              "randomisation test, 4,000 sign flips)"),
+}
+
+
+def _record(row: dict, stem: str, test, same: bool) -> None:
+    row[f"{stem}_p_vs_lambdamart"] = np.nan if same else test.p_value
+    row[f"{stem}_detectable"] = test.detectable
 
 
 def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -90,34 +165,50 @@ def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFr
     """
     results = collect_results(config, out) if results is None else results
     feature, learned = averaged_baselines(config, out, list(results.index))
+    trees = tree_counts(config, out)
     alpha = config["report"]["alpha"]
     prefix = config["baselines"]["feature_name"]  # the feature baseline's columns: PREFIX_reward
     reference = results[("LambdaMART", config["learners"]["LambdaMART"][0])].to_numpy()
-    reference_loss = np.maximum(feature - reference, 0)
+
+    def compared(m):
+        """Per-query values of each tested quantity for the model with per-query NDCG m."""
+        values = {"ndcg": m, "feature_risk": np.maximum(feature - m, 0)}
+        if learned is not None:
+            values["learned_risk"] = np.maximum(learned - m, 0).mean(axis=0)
+            values["tstar_urisk"] = risk.risk_deltas(m, learned.mean(axis=0), alpha)
+        return values
+
+    reference_values = compared(reference)
     rows = []
     for (learner, a), values in results.items():
         m = values.to_numpy()
-        row = {"learner": OBJECTIVES[learner].paper_name, "alpha": a, "ndcg": m.mean()}
+        same = np.array_equal(m, reference)
+        row = {"learner": OBJECTIVES[learner].paper_name, "alpha": a, "ndcg": m.mean(),
+               "trees": trees[(learner, a)]}
         row.update({f"{prefix}_{k}": v for k, v in risk.summary(m, feature).items()
                     if k != "mean"})
         if learned is not None:
             row.update({f"learned_{k}": v for k, v in risk.summary(m, learned).items()
                         if k != "mean"})
-        row["p_vs_lambdamart"] = (np.nan if np.array_equal(m, reference)
-                                  else stats.ttest_rel(m, reference).pvalue)
-        loss = np.maximum(feature - m, 0)
-        row[f"{prefix}_risk_p_vs_lambdamart"] = (
-            np.nan if np.array_equal(loss, reference_loss)
-            else stats.ttest_rel(loss, reference_loss).pvalue)
+        for stem, quantity in compared(m).items():
+            _record(row, stem, significance.paired_t_test(quantity, reference_values[stem]),
+                    same)
         row["urisk"] = risk.urisk(m, feature, alpha)
         t = risk.trisk_if_defined(m, feature, alpha)
         row["trisk"], row["trisk_p"] = (np.nan, np.nan) if t is None else (t.trisk, t.p_value)
         if learned is not None:
-            row["georisk"] = risk.georisk(np.vstack([m, learned]), alpha)[0]
+            row["georisk"] = risk.georisk_against(m, learned, alpha)[0]
+            _record(row, "georisk", significance.paired_randomisation_test(
+                lambda rows: risk.georisk_against(rows, learned, alpha), m, reference,
+                resamples=4000), same)
+            row["tstar_urisk"] = float(np.mean(risk.risk_deltas(m, learned.mean(axis=0), alpha)))
             t_star = risk.trisk_if_defined(m, learned.mean(axis=0), alpha)
             row["tstar_risk"] = np.nan if t_star is None else t_star.trisk
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    # The feature baseline's test columns carry its name, like its other columns.
+    return table.rename(columns={f"feature_risk_{end}": f"{prefix}_risk_{end}"
+                                 for end in ("p_vs_lambdamart", "detectable")})
 
 
 def _fmt(value, digits=4):
@@ -180,9 +271,10 @@ def write_report(config, out) -> Path:
         lines[-1] += "; " + "; ".join(f"{n} {v:.4f}" for n, v in zip(names, learned.mean(axis=1)))
     measure_label = registry.parse(f"ndcg@{k}").label
     lines += ["", f"## Against the feature baseline ({base})", "", _markdown(table, {
-        "learner": ("learner", 0), "alpha": ("α", 1), "ndcg": (measure_label, 4),
-        "p_vs_lambdamart": ("p vs LambdaMART", 4), f"{base}_reward": ("Reward", 4),
-        f"{base}_risk": ("Risk", 4), f"{base}_risk_p_vs_lambdamart": ("p(Risk) vs LambdaMART", 4),
+        "learner": ("learner", 0), "alpha": ("α", 1), "trees": ("trees", 1),
+        "ndcg": (measure_label, 4), "ndcg_p_vs_lambdamart": ("p vs LambdaMART", 4),
+        f"{base}_reward": ("Reward", 4), f"{base}_risk": ("Risk", 4),
+        f"{base}_risk_p_vs_lambdamart": ("p(Risk) vs LambdaMART", 4),
         f"{base}_reward_risk": ("Reward/Risk", 2), f"{base}_wins": ("Wins", 1),
         f"{base}_losses": ("Losses", 1), f"{base}_wins_losses": ("W/L", 2),
         f"{base}_loss_gt_20": ("Loss>20%", 1), "urisk": (f"URisk(α={alpha:g})", 4),
@@ -191,16 +283,42 @@ def write_report(config, out) -> Path:
         lines += ["", "## Against the learned baselines (macro-averaged)", "", _markdown(table, {
             "learner": ("learner", 0), "alpha": ("α", 1), "ndcg": (measure_label, 4),
             "learned_reward": ("Reward", 4), "learned_risk": ("Risk", 4),
+            "learned_risk_p_vs_lambdamart": ("p(Risk) vs LambdaMART", 4),
             "learned_reward_risk": ("Reward/Risk", 2), "learned_wins": ("Wins", 1),
             "learned_losses": ("Losses", 1), "learned_wins_losses": ("W/L", 2),
             "learned_loss_gt_20": ("Loss>20%", 1), "georisk": (f"GeoRisk(α={alpha:g})", 4),
-            "tstar_risk": ("T*Risk", 2)})]
-    figures = _write_figures(config, folder.out, table, results)
+            "georisk_p_vs_lambdamart": ("p(GeoRisk) vs LambdaMART", 4),
+            "tstar_risk": ("T*Risk", 2),
+            "tstar_urisk_p_vs_lambdamart": ("p(x*) vs LambdaMART", 4)})]
+    lines += ["", "## What the tests can detect", "", _detectable_table(table, base, len(queries)),
+              "", "Smallest true difference from plain LambdaMART that each paired test finds "
+              "with probability 0.8 at a two-sided level of 0.05 with these queries (the range "
+              "over the learners; in % of LambdaMART's own value). A p-value above 0.05 says "
+              "nothing about differences below this size."]
+    repeatability = loss_repeatability(config, out) if repeats > 1 else {}
+    if repeatability:
+        described = {"feature": f"to {base}",
+                     "learned": "to the learned baselines (mean over them)"}
+        lines += ["", "## Do a query's losses repeat across splits?", "",
+                  "Plain LambdaMART's per-query loss max(0, M_b − M) in one repeat against the "
+                  "same query's in another (every pair of repeats, queries tested in both): "
+                  + "; ".join(f"{described[kind]} r = {r:.2f} over {x.size} pairs"
+                              for kind, (x, _, r) in repeatability.items()) + ". "
+                  "A learner can only aim at losses that persist from its training queries to "
+                  "unseen ones; where r is near 0, which queries are lost is mostly the split's "
+                  "doing (the learned baselines are retrained on each repeat's held-out queries)."]
+    figures = _write_figures(config, folder.out, table, results, repeatability)
     if figures:
         lines += ["", "## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures]
-    lines += ["", "p vs LambdaMART: paired t-test of per-query NDCG against plain LambdaMART; "
+    lines += ["", "trees: median number of trees of the models kept (over folds and repeats). "
+              "p vs LambdaMART: paired t-test of per-query NDCG against plain LambdaMART; "
               "p(Risk) vs LambdaMART: the same for the per-query loss max(0, M_b − M) whose mean "
-              "is Risk. "
+              "is Risk (against the learned baselines: the loss averaged over them). "
+              "p(GeoRisk) vs LambdaMART: paired randomisation test of the GeoRisk difference "
+              "(each query's two values swapped at random, 4,000 times, seeded). "
+              "p(x*) vs LambdaMART: paired t-test of the per-query risk-weighted differences "
+              "x_q against the learned baselines' mean, whose mean is T*Risk's numerator. "
+              "No p-value is corrected for the number of comparisons. "
               "Wins/Losses count queries above/below the baseline; Loss>20%: queries more than "
               "20% below a baseline with NDCG > 0. Against the learned baselines, Reward to "
               "Loss>20% are means over the baselines; GeoRisk is the model's row within the "
@@ -210,12 +328,44 @@ def write_report(config, out) -> Path:
     return folder.report_path
 
 
+def _detectable_table(table: pd.DataFrame, base: str, n: int) -> str:
+    """Markdown: each paired test's minimal detectable difference, over the learners."""
+    reference = table.iloc[0]
+    others = table.iloc[1:]
+    columns = {"ndcg": "ndcg", "feature_risk": f"{base}_risk", "learned_risk": "learned_risk",
+               "tstar_urisk": "tstar_urisk", "georisk": "georisk"}
+    lines = ["| statistic | per-query values compared | n | detectable difference | "
+             "in % of LambdaMART's value |", "|---|---|---|---|---|"]
+    for stem, (statistic, compared) in TESTS.items():
+        column = columns[stem]
+        if f"{column}_detectable" not in table or others.empty:
+            continue
+        low, high = (others[f"{column}_detectable"].min(), others[f"{column}_detectable"].max())
+        own = abs(reference[column])
+        relative = "–" if own == 0 else "–".join(
+            f"{100 * v / own:.{1 if 100 * v / own < 10 else 0}f}" for v in (low, high)) + "%"
+        name = f"{statistic} ({base})" if stem == "feature_risk" else statistic
+        lines.append(f"| {name} | {compared} | {n} | {low:.4f}–{high:.4f} | {relative} |")
+    return "\n".join(lines)
+
+
 def _settings(config) -> str:
     """The training settings, as the report states them."""
     training = config["training"]
-    parts = [f"at most {training['rounds']} trees, early stopping after "
-             f"{training['early_stopping']} rounds without gain in validation NDCG@"
-             f"{config['evaluation']['k']}",
+    k = config["evaluation"]["k"]
+    selected = {"ndcg": f"validation NDCG@{k}",
+                "risk": ("the validation value of the learner's own risk measure at its α "
+                         f"(NDCG@{k} for LambdaMART and the learned baselines)")}
+    if training["selection"] == "last":
+        protocol = f"{training['rounds']} trees, every tree kept"
+    elif training["early_stopping"]:
+        protocol = (f"at most {training['rounds']} trees, early stopping after "
+                    f"{training['early_stopping']} rounds without gain in "
+                    f"{selected[training['selection']]}")
+    else:
+        protocol = (f"{training['rounds']} trees, the model kept at the iteration of best "
+                    f"{selected[training['selection']]}")
+    parts = [protocol + " (learned baselines alike)",
              f"{training['num_threads']} thread(s) per unit",
              "LightGBM parameters: " + (", ".join(f"{key} = {value!r}" for key, value in
                                                   config["lightgbm"].items()) or "its defaults"),
@@ -228,8 +378,10 @@ def _settings(config) -> str:
     return "; ".join(parts)
 
 
-def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame) -> list[Path]:
-    """GeoRisk against α per learner, and per-query TR/TJ bars; none without matplotlib."""
+def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame,
+                   repeatability: dict) -> list[Path]:
+    """GeoRisk against α per learner, per-query TR/TJ bars and, with repeats, the repeatability
+    of per-query losses; none without matplotlib."""
     try:
         # Figures built on their own, not through pyplot: the caller's backend and pyplot's
         # figures are left alone, and the import takes half the time.
@@ -237,8 +389,10 @@ def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame
     except ImportError:
         return []
     alpha = config["report"]["alpha"]
+    base = config["baselines"]["feature_name"]
     paths = []
     column = "georisk" if "georisk" in table else "urisk"
+    against = "the learned baselines" if column == "georisk" else base
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
     for learner, rows in table.groupby("learner", sort=False):
@@ -246,15 +400,23 @@ def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame
             ax.axhline(rows[column].iloc[0], color="black", linestyle="--", label=learner)
         else:
             ax.plot(rows["alpha"], rows[column], marker="o", label=learner)
+    trained = sorted({a for a in table["alpha"] if a > 0})
+    if trained and trained[-1] > 10 * trained[0]:
+        ax.set_xscale("log")
+    ax.set_xticks(trained)
+    ax.set_xticklabels([f"{a:g}" for a in trained])
+    ax.minorticks_off()
     ax.set_xlabel("training α")
-    ax.set_ylabel(f"{'GeoRisk' if column == 'georisk' else 'URisk'} (evaluation α = {alpha:g})")
+    ax.set_ylabel(f"{'GeoRisk' if column == 'georisk' else 'URisk'} against {against}\n"
+                  f"(evaluation α = {alpha:g}; higher is better)")
     # An honest scale: at least 0.05 of the measure around the values, stated on the figure.
     low, high = table[column].min(), table[column].max()
     middle, span = (low + high) / 2, max(high - low, 0.05)
     ax.set_ylim(middle - 0.6 * span, middle + 0.6 * span)
     ax.text(0.01, 0.01, f"values range over {high - low:.4f}", transform=ax.transAxes,
             fontsize=8, va="bottom")
-    ax.set_title(f"{config['name']}: risk-reward trade-off by learner")
+    ax.set_title(f"{config['name']}: {'GeoRisk' if column == 'georisk' else 'URisk'} of each "
+                 "learner by training α")
     ax.legend(fontsize=8)
     fig.tight_layout()
     paths.append(_save_figure(fig, out / "georisk_vs_alpha.png"))
@@ -281,11 +443,29 @@ def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame
         ax.axhline(level, color="grey", linestyle=":")
     ax.set_xlabel("queries, sorted by TR_q")
     ax.set_ylabel(f"TR_q, TJ_q (α = {alpha:g})")
-    ax.set_title(f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g} against "
-                 f"{config['baselines']['feature_name']}: TRisk {t.trisk:.2f}")
+    ax.set_title(f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g} against {base}: "
+                 f"TRisk {t.trisk:.2f}")
     ax.legend(fontsize=8)
     fig.tight_layout()
     paths.append(_save_figure(fig, out / "tr_tj_per_query.png"))
+
+    if repeatability:
+        described = {"feature": f"loss to {base}", "learned": "mean loss to the learned baselines"}
+        fig = Figure(figsize=(4 * len(repeatability), 4))
+        axes = np.atleast_1d(fig.subplots(1, len(repeatability)))
+        for ax, (kind, (first, second, r)) in zip(axes, repeatability.items()):
+            ax.scatter(first, second, s=6, alpha=0.3, color="tab:blue", linewidths=0)
+            top = max(first.max(), second.max(), 1e-6) * 1.05
+            ax.plot([0, top], [0, top], color="grey", linestyle=":", linewidth=0.8)
+            ax.set_xlim(0, top)
+            ax.set_ylim(0, top)
+            ax.set_xlabel(f"{described[kind]}, one repeat")
+            ax.set_ylabel("the same query, another repeat")
+            ax.set_title(f"{described[kind]}: r = {r:.2f}", fontsize=10)
+        fig.suptitle(f"{config['name']}: plain LambdaMART's per-query losses across splits "
+                     f"(NDCG@{config['evaluation']['k']})", fontsize=10)
+        fig.tight_layout()
+        paths.append(_save_figure(fig, out / "loss_repeatability.png"))
     return paths
 
 

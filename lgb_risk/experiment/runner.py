@@ -12,8 +12,10 @@ Stages, each written to the output folder as it completes:
 2. ``baselines/feature.csv`` and ``baselines/learned.csv`` (with ``.meta.json``) — per-query NDCG@k
    on the main queries of the feature baseline (BM25) and of the learned baselines (LambdaMART,
    GBRT, a coordinate-ascent linear ranker, ridge regression), trained on the held-out part.
-3. ``units/FOLD__LEARNER__aALPHA.csv`` — one unit of work per (fold, learner, α): trained with early
-   stopping on the fold's validation NDCG@k, per-query test NDCG@k written atomically. On a Dask
+3. ``units/FOLD__LEARNER__aALPHA.csv`` — one unit of work per (fold, learner, α): trained as
+   ``[training]`` says (early stopping on the fold's validation NDCG@k by default; a fixed
+   number of trees, the model selected on validation NDCG@k or on the learner's own risk
+   measure, as Jforests does), per-query test NDCG@k written atomically. On a Dask
    cluster (started in a thread while the data is loaded and the first stages written), the
    units whose learner does not take the learned baselines start once the feature baseline is
    written, while this process trains the learned baselines; the others then go ahead of those
@@ -188,22 +190,32 @@ def fit_coordinate_ascent(X, y, group, k, *, rounds=3, steps=(0.05, 0.2, 0.5, 1.
     return score
 
 
-def train_booster(objective, train, valid, config) -> lgb.Booster:
-    """``lightgbm.train`` as the protocol runs it: early stopping on validation NDCG@k.
+def train_booster(objective, train, valid, config, selection=None) -> tuple[lgb.Booster, int]:
+    """``lightgbm.train`` as the protocol runs it; returns the booster and its number of trees.
 
-    ``train`` and ``valid`` are ``(X, y, group)``. Deterministic for a given configuration.
+    ``train`` and ``valid`` are ``(X, y, group)``. ``[training]``: at most ``rounds`` trees,
+    stopped after ``early_stopping`` rounds without gain on the validation set (0: all rounds),
+    the model kept at the iteration of the best validation value of ``selection`` (a ``feval``;
+    NDCG@k when None); with ``selection = "last"`` every tree is kept and ``valid`` is not used.
+    Deterministic for a given configuration.
     """
-    k = config["evaluation"]["k"]
+    training = config["training"]
+    params = {**config["lightgbm"], "objective": objective, "metric": "None", "verbose": -1,
+              "num_threads": training["num_threads"], "deterministic": True,
+              "seed": config["split"]["seed"]}
     train_set = lgb.Dataset(*train[:2], group=train[2], params={"verbose": -1})
+    if training["selection"] == "last":
+        booster = lgb.train(params, train_set, training["rounds"])
+        return booster, booster.current_iteration()
     valid_set = lgb.Dataset(*valid[:2], group=valid[2], reference=train_set,
                             params={"verbose": -1})
-    return lgb.train(
-        {**config["lightgbm"], "objective": objective, "metric": "None", "verbose": -1,
-         "num_threads": config["training"]["num_threads"], "deterministic": True,
-         "seed": config["split"]["seed"]},
-        train_set, config["training"]["rounds"], valid_sets=[valid_set],
-        feval=feval.ndcg_feval(k),
-        callbacks=[lgb.early_stopping(config["training"]["early_stopping"], verbose=False)])
+    # Patience of `rounds`: LightGBM trains every round and keeps the best iteration.
+    patience = training["early_stopping"] or training["rounds"]
+    booster = lgb.train(
+        params, train_set, training["rounds"], valid_sets=[valid_set],
+        feval=selection if selection is not None else feval.ndcg_feval(config["evaluation"]["k"]),
+        callbacks=[lgb.early_stopping(patience, verbose=False)])
+    return booster, booster.best_iteration
 
 
 def learned_baseline_scorer(name, subsets: Subsets, split: dict, config):
@@ -211,9 +223,9 @@ def learned_baseline_scorer(name, subsets: Subsets, split: dict, config):
     X, y, g = train = subsets.take(split["heldout_train"])
     valid = subsets.take(split["heldout_valid"])
     if name in ("lambdamart", "gbrt"):
-        booster = train_booster("lambdarank" if name == "lambdamart" else "regression", train,
-                                valid, config)
-        return lambda X_new: booster.predict(X_new, num_iteration=booster.best_iteration)
+        booster, trees = train_booster("lambdarank" if name == "lambdamart" else "regression",
+                                       train, valid, config)
+        return lambda X_new: booster.predict(X_new, num_iteration=trees)
     missing = np.flatnonzero(np.isnan(X.data)) if sp.issparse(X) else np.flatnonzero(
         np.isnan(np.asarray(X)).ravel())
     if missing.size:
@@ -281,18 +293,32 @@ def make_objective(unit: Unit, config, train_ids, stores):
                **{cls.baseline_parameter: store}, **params)
 
 
+def selection_feval(unit: Unit, config, valid_ids, stores):
+    """The validation measure that selects the unit's model: NDCG@k; with ``[training]
+    selection = "risk"``, the learner's own risk measure (``risk_measure`` of its class) at the
+    unit's α against the validation queries' baselines, the one it trains against."""
+    k = config["evaluation"]["k"]
+    measure = OBJECTIVES[unit.learner].risk_measure
+    if config["training"]["selection"] != "risk" or measure is None:
+        return feval.ndcg_feval(k)
+    feature, learned = stores
+    store = learned if needs_learned_baselines(unit) else feature
+    return feval.risk_feval((store, valid_ids), measure=measure, alpha=unit.alpha, k=k)
+
+
 def compute_unit(unit: Unit, config, data: LetorData, split: dict, stores) -> pd.DataFrame:
-    """Train one unit; its per-query test NDCG@k and the best iteration (``query_id``,
+    """Train one unit; its per-query test NDCG@k and the number of trees kept (``query_id``,
     ``ndcg``, ``best_iteration``)."""
     subsets = Subsets(data)
     train_ids, valid_ids, test_ids = fold_queries(split, unit.fold)
     objective = make_objective(unit, config, train_ids, stores)
     Xt, yt, gt = subsets.take(test_ids)
-    booster = train_booster(objective, subsets.take(train_ids), subsets.take(valid_ids), config)
-    scores = booster.predict(Xt, num_iteration=booster.best_iteration)
+    booster, trees = train_booster(objective, subsets.take(train_ids), subsets.take(valid_ids),
+                                   config, selection_feval(unit, config, valid_ids, stores))
+    scores = booster.predict(Xt, num_iteration=trees)
     return pd.DataFrame({
         "query_id": test_ids, "ndcg": metrics.ndcg(yt, scores, gt, config["evaluation"]["k"]),
-        "best_iteration": booster.best_iteration})
+        "best_iteration": trees})
 
 
 _WORKER_STATE = {}
