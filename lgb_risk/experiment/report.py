@@ -354,8 +354,8 @@ def _settings(config) -> str:
     training = config["training"]
     k = config["evaluation"]["k"]
     selected = {"ndcg": f"validation NDCG@{k}",
-                "risk": ("the validation value of the learner's own risk measure at its α "
-                         f"(NDCG@{k} for LambdaMART and the learned baselines)")}
+                "risk": ("validation value of the learner's own risk measure at its α "
+                         f"(NDCG@{k} for LambdaMART)")}
     if training["selection"] == "last":
         protocol = f"{training['rounds']} trees, every tree kept"
     elif training["early_stopping"]:
@@ -363,9 +363,10 @@ def _settings(config) -> str:
                     f"{training['early_stopping']} rounds without gain in "
                     f"{selected[training['selection']]}")
     else:
-        protocol = (f"{training['rounds']} trees, the model kept at the iteration of best "
+        protocol = (f"{training['rounds']} trees, the model kept at the iteration with the best "
                     f"{selected[training['selection']]}")
-    parts = [protocol + " (learned baselines alike)",
+    parts = [protocol, "the learned baselines trained the same way" + (
+                 f", selected on NDCG@{k}" if training["selection"] == "risk" else ""),
              f"{training['num_threads']} thread(s) per unit",
              "LightGBM parameters: " + (", ".join(f"{key} = {value!r}" for key, value in
                                                   config["lightgbm"].items()) or "its defaults"),
