@@ -16,11 +16,15 @@ Adding a risk function F takes three local steps:
    ``(state, q, delta_m, misordered) -> m`` of the query index q, the signed change ΔM of the
    query's NDCG@k if the pair were swapped, and whether the pair is mis-ordered (its lower
    document holds the higher label); the paper's rule is m = (F(M + ΔM) − F(M)) / ΔM;
-3. a class in :mod:`lgb_risk.objectives` whose ``_risk_state`` builds the state each iteration.
+3. a class in :mod:`lgb_risk.objectives` whose ``risk_state`` builds the state each iteration.
 
-The built-in multipliers live in this file on purpose: numba's cache notices edits only in the
-file of the function it caches (the kernel), so a multiplier edited elsewhere could be served
-stale from the cache.
+The built-in multipliers live in this file on purpose: numba's on-disk cache notices edits only
+in the file of the function it caches (the kernel). A multiplier registered from any other module
+(a researcher's script or notebook) is therefore compiled with its own copy of the kernel, which
+numba keeps in memory only: the cached kernel would keep serving the multiplier as it was when
+first compiled, however often it is edited, and the cache's index would record the other
+module's state type, so that every later process loading the cache, from any folder, would
+have to import that module. The copy is compiled afresh each time a multiplier is registered.
 
 Where the multiplier acts (``norm_includes_risk``). LightGBM rescales each query's λs by
 log2(1 + Σ)/Σ, Σ the query's sum of pair |λ| (``lambdarank_norm``). By default Σ is LambdaMART's
@@ -34,6 +38,7 @@ like log2(1 + mΣ0) instead of m·log2(1 + Σ0)).
 from __future__ import annotations
 
 import math
+import types
 from typing import NamedTuple
 
 import numba as nb
@@ -80,14 +85,27 @@ class LambdaConstants(NamedTuple):
 # ----------------------------------------------------------------------------------------------
 # Risk states and their multipliers.
 
+#: This module's state types -> their compiled multipliers, inlined in the cached kernel.
 _MULTIPLIERS = {}
+#: State types registered from other modules -> their own uncached copy of the kernel.
+_FOREIGN_KERNELS = {}
 
 
 def multiplier_of(state_type):
-    """Register the decorated function as the compiled pair multiplier of ``state_type``."""
+    """Register the decorated function as the compiled pair multiplier of ``state_type``.
+
+    The functions of this module go into the kernel that numba caches on disk; a function of any
+    other module gets its own copy of the kernel, compiled in memory now and at every new
+    registration (see the module docstring), so that an edited multiplier is always the one
+    used and the library's cache only ever holds the library's own types.
+    """
     def register(function):
-        compiled = nb.njit(cache=True)(function)
-        _MULTIPLIERS[state_type] = compiled
+        if function.__module__ == __name__:
+            compiled = nb.njit(cache=True)(function)
+            _MULTIPLIERS[state_type] = compiled
+        else:
+            compiled = nb.njit(function)
+            _FOREIGN_KERNELS[state_type] = _uncached_kernel(compiled)
         return compiled
     return register
 
@@ -350,14 +368,33 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
             hess[p] = np.float32(hess[p] * norm_factor)
 
 
-@nb.njit(parallel=True, cache=True)
 def lambdarank_gradients(ranking, const, risk):
     """Gradients and hessians (float32) of every document: LambdaMART's, each pair's λ and hessian
     multiplied by ``pair_multiplier(risk, ...)``; document weights multiply the sums.
 
     Parallel over queries; within a query the pair loop and its float32 accumulation follow
-    LightGBM's order exactly, so that with :class:`NoRisk` the result is LightGBM's own.
+    LightGBM's order exactly, so that with :class:`NoRisk` the result is LightGBM's own. The
+    library's state types run the cached kernel; another module's, their own copy.
     """
+    kernel = _FOREIGN_KERNELS.get(type(risk), _cached_kernel)
+    return kernel(ranking, const, risk)
+
+
+def _with_globals(function, **replaced):
+    """A copy of a Python function whose global names in ``replaced`` refer to other objects."""
+    return types.FunctionType(function.__code__, {**function.__globals__, **replaced},
+                              function.__name__, function.__defaults__, function.__closure__)
+
+
+def _uncached_kernel(multiplier):
+    """The pair kernel compiled in memory with ``multiplier`` called for every pair."""
+    query_lambdas = nb.njit(_with_globals(_query_lambdas.py_func, pair_multiplier=multiplier))
+    return nb.njit(parallel=True)(_with_globals(_cached_kernel.py_func,
+                                                _query_lambdas=query_lambdas))
+
+
+@nb.njit(parallel=True, cache=True)
+def _cached_kernel(ranking, const, risk):
     n = ranking.scores.size
     grad = np.zeros(n, np.float32)
     hess = np.zeros(n, np.float32)

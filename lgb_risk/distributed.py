@@ -221,21 +221,67 @@ class _FevalShard:
         return self.collective.allgather(self.name, np.asarray(values, dtype=np.float64))[0]
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("", 0))
-        return s.getsockname()[1]
+#: Listening sockets that hold each rank's network port from the moment the caller learns it
+#: until the rank's LightGBM binds it (keyed by the call's reservation key), in each worker.
+_HELD_PORTS: dict[str, socket.socket] = {}
 
 
-def _rank_task(rank, workers, params, shard, n_queries, valid, objective, fevals, rendezvous,
-               machines, num_boost_round, early_stopping_rounds, timeout):
+def _reserve_port(key: str) -> int:
+    """Bind a free port on this worker and keep it bound until :func:`_release_port`: a port
+    found free and let go at once can be taken by another process before LightGBM binds it
+    (the race LightGBM's own Dask module closed, its issue #5865)."""
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    held.bind(("", 0))
+    _HELD_PORTS[key] = held
+    return held.getsockname()[1]
+
+
+def _release_port(key: str) -> None:
+    """Let go of a port held by :func:`_reserve_port` (nothing if it is not held)."""
+    held = _HELD_PORTS.pop(key, None)
+    if held is not None:
+        held.close()
+
+
+def _release_ports(client, workers, key: str, timeout: float = 5.0) -> None:
+    """Best effort, on the workers still alive and for at most ``timeout`` seconds: let go of
+    the ports held for a call whose ranks did not all start (a rank that ran let go of its
+    own)."""
+    from distributed import wait
+
+    try:
+        alive = set(client.scheduler_info()["workers"])
+        wait([client.submit(_release_port, key, workers=[w], pure=False,
+                            allow_other_workers=False) for w in workers if w in alive],
+             timeout=timeout)
+    except Exception:  # a lost worker or scheduler holds nothing of ours any more
+        pass
+
+
+class _RankJob(NamedTuple):
+    """What every rank of one ``train`` call is given, besides its data."""
+
+    workers: list  # worker addresses, by rank
+    machines: str  # LightGBM's ``machines``: host:port of every rank
+    port_key: str  # the key under which each worker holds its rank's port
+    params: dict
+    n_queries: int  # training queries in all
+    objective: object
+    fevals: list
+    rendezvous: object  # the _Rendezvous actor
+    num_boost_round: int
+    early_stopping_rounds: int | None
+    timeout: float
+
+
+def _rank_task(job: _RankJob, rank: int, shard: _Shard, valid: _Shard | None):
     """One rank: ``lightgbm.train`` on its shard within LightGBM's network. Returns the model
     (rank 0) and this rank's timings."""
     import lightgbm as lgb
     import numba
     from distributed import get_worker
 
-    collective = _Collective(rendezvous, rank, workers, timeout)
+    collective = _Collective(job.rendezvous, rank, job.workers, job.timeout)
     started = time.perf_counter()
     progress = {"booster": None, "iterations": 0, "first_done": None}
 
@@ -243,30 +289,33 @@ def _rank_task(rank, workers, params, shard, n_queries, valid, objective, fevals
         if progress["booster"] is None:
             progress.update(booster=env.model, first_done=time.perf_counter())
         progress["iterations"] = env.iteration + 1
-        rendezvous.iteration_done(rank, env.iteration + 1)  # not awaited: a heartbeat
+        job.rendezvous.iteration_done(rank, env.iteration + 1)  # not awaited: a heartbeat
 
     try:
-        threads = int(params.get("num_threads", 0)) or get_worker().state.nthreads
+        threads = int(job.params.get("num_threads", 0)) or get_worker().state.nthreads
         numba.set_num_threads(min(numba.config.NUMBA_NUM_THREADS, threads))
-        rank_params = {**params, "num_threads": threads, "metric": "None"}
-        if len(workers) > 1:
-            rank_params.update(tree_learner="data", num_machines=len(workers), machines=machines,
-                               local_listen_port=int(machines.split(",")[rank].rsplit(":")[1]),
-                               time_out=max(1, math.ceil(timeout / 60)))
+        rank_params = {**job.params, "num_threads": threads, "metric": "None"}
+        if len(job.workers) > 1:
+            port = int(job.machines.split(",")[rank].rsplit(":")[1])
+            rank_params.update(tree_learner="data", num_machines=len(job.workers),
+                               machines=job.machines, local_listen_port=port,
+                               time_out=max(1, math.ceil(job.timeout / 60)))
+        objective = job.objective
         if not isinstance(objective, str):
-            objective.shard = _ObjectiveShard(collective, shard.queries, n_queries)
+            objective.shard = _ObjectiveShard(collective, shard.queries, job.n_queries)
         rank_params["objective"] = objective
         train_set = lgb.Dataset(shard.X, shard.y, group=shard.group)
         valid_sets = []
         if valid is not None:
             valid_sets = [lgb.Dataset(valid.X, valid.y, group=valid.group, reference=train_set)]
-        for feval in fevals:
+        for feval in job.fevals:
             feval.shard = _FevalShard(collective, f"validation {feval.name}")
         callbacks = [report_iteration]
-        if early_stopping_rounds:
-            callbacks.append(lgb.early_stopping(early_stopping_rounds, verbose=False))
-        booster = lgb.train(rank_params, train_set, num_boost_round, valid_sets=valid_sets,
-                            valid_names=["valid"][:len(valid_sets)], feval=fevals or None,
+        if job.early_stopping_rounds:
+            callbacks.append(lgb.early_stopping(job.early_stopping_rounds, verbose=False))
+        _release_port(job.port_key)  # LightGBM binds it as training starts
+        booster = lgb.train(rank_params, train_set, job.num_boost_round, valid_sets=valid_sets,
+                            valid_names=["valid"][:len(valid_sets)], feval=job.fevals or None,
                             callbacks=callbacks)
         ended = time.perf_counter()
         iterations, first_done = progress["iterations"], progress["first_done"]
@@ -280,11 +329,12 @@ def _rank_task(rank, workers, params, shard, n_queries, valid, objective, fevals
                 "gather_seconds": collective.seconds, "gathers": collective.rounds}
     except BaseException as error:
         if not isinstance(error, RankFailed):
-            rendezvous.abort(f"rank {rank} on {workers[rank]} failed: "
-                             f"{type(error).__name__}: {error}")
+            job.rendezvous.abort(f"rank {rank} on {job.workers[rank]} failed: "
+                                 f"{type(error).__name__}: {error}")
         raise
     finally:
-        if progress["booster"] is not None and len(workers) > 1:
+        _release_port(job.port_key)
+        if progress["booster"] is not None and len(job.workers) > 1:
             progress["booster"].free_network()
 
 
@@ -416,6 +466,8 @@ def train(params: dict, X, y, group, *, objective=None, num_boost_round: int = 1
 
     with ExitStack() as stack:
         if client is None:
+            client = _default_client()
+        if client is None:
             client = stack.enter_context(dask_client(n_workers or usable_cores(),
                                                      needed_for="lgb_risk.distributed",
                                                      preload=(__name__,)))
@@ -442,14 +494,43 @@ def train(params: dict, X, y, group, *, objective=None, num_boost_round: int = 1
             lock.release()
 
 
+def _default_client():
+    """The caller's current Dask client, or None where there is none."""
+    try:
+        from distributed import default_client
+    except ImportError:
+        return None
+    try:
+        return default_client()
+    except ValueError:  # no client in this process
+        return None
+
+
+def _held_machines(client, workers, key: str) -> str:
+    """LightGBM's ``machines`` for these workers: a port bound and held on each (released by
+    its rank just before LightGBM binds it); refused if two ranks got the same host:port."""
+    hosts = [w.split("://")[-1].rsplit(":", 1)[0] for w in workers]
+    ports = client.gather([client.submit(_reserve_port, key, workers=[w], pure=False,
+                                         allow_other_workers=False) for w in workers])
+    machines = [f"{h}:{p}" for h, p in zip(hosts, ports)]
+    repeated = sorted({m for m in machines if machines.count(m) > 1})
+    if repeated:
+        sharing = ", ".join(w for w, m in zip(workers, machines) if m == repeated[0])
+        raise RuntimeError(f"two ranks were given the same network address {repeated[0]} "
+                           f"(workers {sharing}); LightGBM's network needs one port per rank")
+    return ",".join(machines)
+
+
 def _train_on(client, workers, params, shards, n_queries, valid_shards, objective, fevals,
               num_boost_round, early_stopping_rounds, timeout, timings):
     import lightgbm as lgb
 
-    hosts = [w.split("://")[-1].rsplit(":", 1)[0] for w in workers]
-    ports = [client.submit(_free_port, workers=[w], pure=False, allow_other_workers=False)
-             for w in workers]
-    machines = ",".join(f"{h}:{p}" for h, p in zip(hosts, client.gather(ports)))
+    port_key = f"lgb_risk-port-{time.time_ns()}"
+    try:
+        machines = _held_machines(client, workers, port_key)
+    except BaseException:
+        _release_ports(client, workers, port_key)
+        raise
     # The actor lives as long as its future; its handle must belong to this client, not to
     # whichever client the process made last (Dask binds a handle to the current client).
     actor = client.submit(_Rendezvous, len(workers), actor=True, workers=[workers[0]],
@@ -459,11 +540,13 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
     def placed(value, worker):  # one object on one worker (a list: NamedTuples stay whole)
         return None if value is None else client.scatter([value], workers=[worker])[0]
 
-    futures = [client.submit(_rank_task, rank, workers, params, placed(shards[rank], w),
-                             n_queries, placed(valid_shards[rank], w), objective, fevals,
-                             rendezvous,
-                             machines, num_boost_round, early_stopping_rounds, timeout,
-                             workers=[w], allow_other_workers=False, pure=False,
+    job = _RankJob(workers=workers, machines=machines, port_key=port_key, params=params,
+                   n_queries=n_queries, objective=objective, fevals=fevals,
+                   rendezvous=rendezvous, num_boost_round=num_boost_round,
+                   early_stopping_rounds=early_stopping_rounds, timeout=timeout)
+    futures = [client.submit(_rank_task, job, rank, placed(shards[rank], w),
+                             placed(valid_shards[rank], w), workers=[w],
+                             allow_other_workers=False, pure=False,
                              key=f"lgb_risk-rank-{rank}-{time.time_ns()}")
                for rank, w in enumerate(workers)]
     checked = time.monotonic()
@@ -498,6 +581,7 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
         except Exception:  # the actor's worker may be the one that died
             pass
         client.cancel([*futures, actor])
+        _release_ports(client, workers, port_key)
         raise
     results = client.gather(futures)
     client.cancel([actor])

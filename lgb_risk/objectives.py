@@ -19,6 +19,21 @@ Eq. 9's ΔM'). The normaliser log2(1 + Σ)/Σ is taken from LambdaMART's own Σ,
 multipliers (``norm_includes_risk=False``), so that a query's emphasis reaches the trees; with
 α = 0, U-CRO, T-SARO, T-FARO and T*-FARO give LambdaMART's gradients bit for bit.
 
+Adding an objective takes four additions in two files, about 16 lines, and nothing else: the
+configuration's ``[objective]`` table, ``[learners]``, the runner and the report read the
+registry and the declared fields.
+
+1. In :mod:`lgb_risk._lambda_kernel`, a state type (a ``NamedTuple`` of what the risk function
+   needs, per query and per training set) and its pair multiplier, registered with
+   ``@multiplier_of(StateType)`` (about 6 lines);
+2. here, a ``@dataclass(eq=False, kw_only=True)`` subclass of ``_OneBaseline`` or
+   ``_SeveralBaselines`` (which hold α, k and the baselines) that sets ``paper_name``, declares
+   its own parameters as fields with defaults, and implements :meth:`LambdaMART.risk_state`
+   (about 9 lines), and its entry in ``OBJECTIVES`` (1 line).
+
+``tests/test_objectives.py`` adds such a toy objective from outside the library and checks that
+it trains and takes its parameters from a configuration.
+
 Faithful mode (the default) reproduces LightGBM's native ``lambdarank`` tree for tree: ρ comes
 from LightGBM's sigmoid lookup table (2**20 bins over [−25/σ, 25/σ], clamped at the ends), the
 score distance gets ``0.01f`` (float32) added, and each document's λ and hessian accumulate in
@@ -51,7 +66,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats
@@ -123,6 +138,7 @@ def _flag(value, name: str) -> bool:
     return bool(value)
 
 
+@dataclass(eq=False, kw_only=True)
 class LambdaMART:
     """LambdaMART gradients as LightGBM's native ``lambdarank`` computes them.
 
@@ -165,24 +181,19 @@ class LambdaMART:
     #: optimises); None: NDCG@k.
     risk_measure = None
 
-    def __init__(self, *, sigmoid=1.0, lambdarank_truncation_level=30, lambdarank_norm=True,
-                 label_gain=None, exact_sigmoid=False):
-        self.sigmoid = sigmoid
-        self.lambdarank_truncation_level = lambdarank_truncation_level
-        self.lambdarank_norm = lambdarank_norm
-        self.label_gain = label_gain
-        self.exact_sigmoid = exact_sigmoid
+    # The parameters, declared once: the initialiser, ``repr``, ``validate_params`` and the
+    # experiment configuration's [objective] table all read these fields.
+    sigmoid: float = 1.0
+    lambdarank_truncation_level: int = 30
+    lambdarank_norm: bool = True
+    label_gain: object = None
+    exact_sigmoid: bool = False
+
+    def __post_init__(self):
         self._setup_cache = None
         #: None on one machine; set by :mod:`lgb_risk.distributed` on each rank of a training set
         #: split across machines (which training queries are here, and how to gather the rest).
         self.shard = None
-
-    def __repr__(self):
-        return f"{type(self).__name__}({self._parameter_text()})"
-
-    def _parameter_text(self) -> str:
-        return (f"sigmoid={self.sigmoid!r}, lambdarank_norm={self.lambdarank_norm!r}, "
-                f"lambdarank_truncation_level={self.lambdarank_truncation_level!r}")
 
     # -- entry points --------------------------------------------------------------------------
 
@@ -248,9 +259,9 @@ class LambdaMART:
         model_ndcg, initial = self._model_ndcg(order, setup), self._predictions_initial(scores)
         shard = self.shard
         if shard is None:
-            return self._risk_state(model_ndcg, initial)
+            return self.risk_state(model_ndcg, initial)
         model_ndcg, initial = shard.gather(model_ndcg, initial)
-        return kernel.for_queries(self._risk_state(model_ndcg, initial), shard.queries)
+        return kernel.for_queries(self.risk_state(model_ndcg, initial), shard.queries)
 
     # -- parameters, setup and risk state ------------------------------------------------------
 
@@ -320,27 +331,36 @@ class LambdaMART:
         """Whether these are the initial predictions of a training run (T-SARO's s_x rule)."""
         return False
 
-    def _risk_state(self, model_ndcg, initial):
-        """The state of the kernel's risk multiplier (a NamedTuple) from the current model's
-        NDCG@k on every training query and whether the predictions are the initial ones."""
+    def risk_state(self, model_ndcg, initial):
+        """The risk state of this iteration: the hook a new objective implements.
+
+        Parameters
+        ----------
+        model_ndcg : ndarray (n_queries,)
+            The current model's NDCG@k of every training query, in the Dataset's order (0 where
+            IDCG@k = 0); over all training queries also on a rank of a distributed training.
+        initial : bool
+            Whether the predictions are still the initial ones (T-SARO's s_x rule).
+
+        Returns
+        -------
+        NamedTuple
+            A state type registered with :func:`lgb_risk._lambda_kernel.multiplier_of`, whose
+            multiplier the kernel applies to every pair; :class:`~lgb_risk._lambda_kernel.NoRisk`
+            (every multiplier 1) for LambdaMART.
+        """
         return kernel.NoRisk()
 
 
+@dataclass(eq=False, kw_only=True)
 class _RiskSensitive(LambdaMART):
-    """Parameters and baseline handling shared by the risk-sensitive objectives."""
+    """Parameters and baseline handling shared by the risk-sensitive objectives; a subclass
+    declares its baseline parameter (:class:`_OneBaseline`, :class:`_SeveralBaselines`)."""
 
-    baseline_parameter = "baseline"
-
-    def __init__(self, *, alpha, k, query_ids, norm_includes_risk, **lambdamart_params):
-        super().__init__(**lambdamart_params)
-        self.alpha = alpha
-        self.k = k
-        self.query_ids = query_ids
-        self.norm_includes_risk = norm_includes_risk
-
-    def _parameter_text(self) -> str:
-        return (f"alpha={self.alpha!r}, k={self.k!r}, norm_includes_risk="
-                f"{self.norm_includes_risk!r}, " + super()._parameter_text())
+    alpha: float = 1.0
+    k: int = 10
+    query_ids: object = field(default=None, repr=False)
+    norm_includes_risk: bool = False
 
     def validate_params(self) -> None:
         super().validate_params()
@@ -407,136 +427,32 @@ class _RiskSensitive(LambdaMART):
         return matrix
 
 
-class UCRO(_RiskSensitive):
-    """U-CRO: LambdaMART optimising URisk against one baseline (Wang et al. 2012).
+@dataclass(eq=False, kw_only=True)
+class _OneBaseline(_RiskSensitive):
+    """A learner against one baseline, ``baseline=``."""
 
-    The risk function is URisk's per-query term ([TR] Eq. 4),
-    F(M) = M − M_b if M ≥ M_b, else (1 + α)(M − M_b), with M the model's and M_b the baseline's
-    NDCG@k on the query. Each pair's λ and hessian are multiplied by
-    m = (F(M + ΔM) − F(M)) / ΔM = 1 + α φ, φ ∈ [0, 1] the fraction of the swap's NDCG change
-    [M, M + ΔM] that lies below the baseline: 1 + α while both ends are below it, 1 while both
-    are above, the exact fraction when the swap crosses it. Where ΔM = 0, m is F's one-sided
-    slope at M in the direction of the pair; M within 10⁻⁹ of M_b counts as the tie M = M_b
-    (the kink: 1 for a mis-ordered pair, 1 + α otherwise), so that the side a tie falls on does
-    not depend on rounding in the last bits of the model's and the baseline's NDCG. α = 0 gives
-    LambdaMART exactly.
-
-    [GEO] Eq. 9 states U-CRO with a multiplier that is 1 + α or 1 according to where M lies, with
-    no crossing fraction; this class follows Wang et al.'s crossing rule, as Jforests (the
-    papers' implementation) does.
-
-    Parameters
-    ----------
-    alpha : float >= 0, default 1.0
-        Risk sensitivity α.
-    k : int, default 10
-        Cut-off of the NDCG@k that the risk state is measured with.
-    baseline : array-like (n_queries,) or BaselineStore
-        Baseline NDCG@k of each training query, in the Dataset's query order; or a store with one
-        baseline plus ``query_ids``.
-    query_ids : array-like, optional
-        Training query ids in the Dataset's order, to align a BaselineStore.
-    norm_includes_risk : bool, default False
-        With ``lambdarank_norm``: compute each query's normaliser log2(1 + Σ)/Σ from the
-        multiplied pairs (this library's former placement, which cancels most of the emphasis)
-        instead of from LambdaMART's own Σ (default).
-    sigmoid, lambdarank_truncation_level, lambdarank_norm, label_gain, exact_sigmoid
-        As :class:`LambdaMART`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> labels, scores, group = [2, 0, 1, 0], [0.1, 0.4, 0.3, 0.2], [4]
-    >>> plain, _ = UCRO(alpha=0, baseline=[0.9]).gradients(scores, labels, group)
-    >>> bool(np.array_equal(plain, LambdaMART().gradients(scores, labels, group)[0]))
-    True
-    >>> below, _ = UCRO(alpha=5, baseline=[1.0]).gradients(scores, labels, group)
-    >>> bool(np.allclose(below, 6 * plain, rtol=1e-6))  # no swap rises above a perfect baseline
-    True
-    """
-
-    paper_name = "U-CRO"
-    risk_measure = "urisk"
-
-    def __init__(self, *, alpha=1.0, k=10, baseline=None, query_ids=None,
-                 norm_includes_risk=False, sigmoid=1.0, lambdarank_truncation_level=30,
-                 lambdarank_norm=True, label_gain=None, exact_sigmoid=False):
-        super().__init__(alpha=alpha, k=k, query_ids=query_ids,
-                         norm_includes_risk=norm_includes_risk, sigmoid=sigmoid,
-                         lambdarank_truncation_level=lambdarank_truncation_level,
-                         lambdarank_norm=lambdarank_norm, label_gain=label_gain,
-                         exact_sigmoid=exact_sigmoid)
-        self.baseline = baseline
-
-    def _risk_state(self, model_ndcg, initial):
-        return kernel.CrossingRisk(alpha=np.full(model_ndcg.size, float(self.alpha)),
-                                   model_ndcg=model_ndcg, baseline_ndcg=self._baseline[:, 0])
+    baseline_parameter = "baseline"
+    baseline: object = field(default=None, repr=False)
 
 
-class TSARO(UCRO):
-    """T-SARO: U-CRO with a per-query α'_q = α (1 − Φ(TR_q)) ([TR] §6.3, Eq. 25).
+@dataclass(eq=False, kw_only=True)
+class _SeveralBaselines(_RiskSensitive):
+    """A learner against several baselines, ``baselines=``."""
 
-    TR_q = x_q / s_x ([TR] Eq. 21), x_q = M − M_b if M ≥ M_b else (1 + α)(M − M_b) the
-    risk-weighted difference of the current model against the baseline on query q, s_x its
-    sample standard deviation over the training queries, Φ the standard normal CDF: queries with
-    significant losses (TR_q < −2) get nearly α, significant wins nearly 0.
+    baseline_parameter = "baselines"
+    baselines: object = field(default=None, repr=False)
 
-    The papers and their implementation define TR_q three ways (``tr_definition``), with
-    δ_q = M − M_b and c training queries:
 
-    ``"x_over_sx"`` (default)
-        TR_q = x_q / s_x, [TR] Eq. 21, the per-query score that [TR] §6.3 builds T-SARO from.
-    ``"delta_over_se"``
-        TR_q = δ_q / SE, SE = s_x / √c the standard error of URisk: [GEO] §6 (the text after
-        Eq. 10). √c times larger than the default, so Φ saturates: α'_q is nearly α or 0.
-    ``"jforests"``
-        TR_q = δ_q / ((1 + α) sd(M_b)), sd the baseline's sample standard deviation over the
-        training queries: Jforests, the papers' implementation, which takes s_x once before
-        the first tree, where the model's NDCG is 0 on every query (so x_q = −(1 + α) M_b).
-        Constant s, so ``se_update`` does not apply.
+@dataclass(eq=False, kw_only=True)
+class _AdaptiveAlpha(_RiskSensitive):
+    """α'_q = α (1 − Φ(TR_q)) of T-SARO, T-FARO and T*-FARO ([TR] §6.3), and s_x's update rule;
+    the parameters are documented on :class:`TSARO`."""
 
-    Parameters
-    ----------
-    se_update : {"first", "iteration"}, default "first"
-        ``"first"``: s_x is computed after the first boosting iteration and kept, as [TR] §6.3
-        describes — at the first call (before any tree) s_x is taken from the initial model, at
-        the first call whose predictions differ from the initial ones (after the first tree) it
-        is taken again and frozen. Jforests, the papers' implementation, differs: it takes s_x
-        once before the first tree, from a model whose NDCG is still 0 on every query (so every
-        x_q = −(1 + α) M_b(q)); this class follows the paper's text. ``"iteration"``: s_x is
-        recomputed at every iteration. Training again from the initial predictions on the same
-        data starts over; :meth:`reset` forgets the frozen value by hand.
-    tr_definition : {"x_over_sx", "delta_over_se", "jforests"}, default "x_over_sx"
-        Which TR_q sets α'_q (see above).
-    alpha, k, baseline, query_ids, norm_includes_risk, sigmoid, lambdarank_truncation_level, \
-lambdarank_norm, label_gain, exact_sigmoid
-        As :class:`UCRO`.
+    se_update: str = "first"
+    tr_definition: str = "x_over_sx"
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from lgb_risk import LambdaMART
-    >>> labels, scores, group = np.array([2, 0, 0, 1]), np.array([0.2, 0.1, 0.4, 0.3]), [2, 2]
-    >>> plain, _ = LambdaMART().gradients(scores, labels, group)
-    >>> risky, _ = TSARO(alpha=5, baseline=[0.9, 0.1]).gradients(scores, labels, group)
-    >>> (np.abs(risky) / np.abs(plain)).astype(float).round(2).tolist()  # query 1 is below
-    [2.35, 2.35, 1.0, 1.0]
-    """
-
-    paper_name = "T-SARO"
-    risk_measure = "trisk"
-
-    def __init__(self, *, alpha=1.0, k=10, baseline=None, query_ids=None, se_update="first",
-                 tr_definition="x_over_sx", norm_includes_risk=False, sigmoid=1.0,
-                 lambdarank_truncation_level=30, lambdarank_norm=True, label_gain=None,
-                 exact_sigmoid=False):
-        super().__init__(alpha=alpha, k=k, baseline=baseline, query_ids=query_ids,
-                         norm_includes_risk=norm_includes_risk, sigmoid=sigmoid,
-                         lambdarank_truncation_level=lambdarank_truncation_level,
-                         lambdarank_norm=lambdarank_norm, label_gain=label_gain,
-                         exact_sigmoid=exact_sigmoid)
-        self.se_update = se_update
-        self.tr_definition = tr_definition
+    def __post_init__(self):
+        super().__post_init__()
         self.reset()
 
     def validate_params(self) -> None:
@@ -591,12 +507,125 @@ lambdarank_norm, label_gain, exact_sigmoid
         tr = numerator / scale if scale > 0 else np.zeros_like(delta)
         return alpha * (1.0 - stats.norm.cdf(tr))
 
-    def _risk_state(self, model_ndcg, initial):
+
+@dataclass(eq=False, kw_only=True)
+class UCRO(_OneBaseline):
+    """U-CRO: LambdaMART optimising URisk against one baseline (Wang et al. 2012).
+
+    The risk function is URisk's per-query term ([TR] Eq. 4),
+    F(M) = M − M_b if M ≥ M_b, else (1 + α)(M − M_b), with M the model's and M_b the baseline's
+    NDCG@k on the query. Each pair's λ and hessian are multiplied by
+    m = (F(M + ΔM) − F(M)) / ΔM = 1 + α φ, φ ∈ [0, 1] the fraction of the swap's NDCG change
+    [M, M + ΔM] that lies below the baseline: 1 + α while both ends are below it, 1 while both
+    are above, the exact fraction when the swap crosses it. Where ΔM = 0, m is F's one-sided
+    slope at M in the direction of the pair; M within 10⁻⁹ of M_b counts as the tie M = M_b
+    (the kink: 1 for a mis-ordered pair, 1 + α otherwise), so that the side a tie falls on does
+    not depend on rounding in the last bits of the model's and the baseline's NDCG. α = 0 gives
+    LambdaMART exactly.
+
+    [GEO] Eq. 9 states U-CRO with a multiplier that is 1 + α or 1 according to where M lies, with
+    no crossing fraction; this class follows Wang et al.'s crossing rule, as Jforests (the
+    papers' implementation) does.
+
+    Parameters
+    ----------
+    alpha : float >= 0, default 1.0
+        Risk sensitivity α.
+    k : int, default 10
+        Cut-off of the NDCG@k that the risk state is measured with.
+    baseline : array-like (n_queries,) or BaselineStore
+        Baseline NDCG@k of each training query, in the Dataset's query order; or a store with one
+        baseline plus ``query_ids``.
+    query_ids : array-like, optional
+        Training query ids in the Dataset's order, to align a BaselineStore.
+    norm_includes_risk : bool, default False
+        With ``lambdarank_norm``: compute each query's normaliser log2(1 + Σ)/Σ from the
+        multiplied pairs (this library's former placement, which cancels most of the emphasis)
+        instead of from LambdaMART's own Σ (default).
+    sigmoid, lambdarank_truncation_level, lambdarank_norm, label_gain, exact_sigmoid
+        As :class:`LambdaMART`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> labels, scores, group = [2, 0, 1, 0], [0.1, 0.4, 0.3, 0.2], [4]
+    >>> plain, _ = UCRO(alpha=0, baseline=[0.9]).gradients(scores, labels, group)
+    >>> bool(np.array_equal(plain, LambdaMART().gradients(scores, labels, group)[0]))
+    True
+    >>> below, _ = UCRO(alpha=5, baseline=[1.0]).gradients(scores, labels, group)
+    >>> bool(np.allclose(below, 6 * plain, rtol=1e-6))  # no swap rises above a perfect baseline
+    True
+    """
+
+    paper_name = "U-CRO"
+    risk_measure = "urisk"
+
+    def risk_state(self, model_ndcg, initial):
+        return kernel.CrossingRisk(alpha=np.full(model_ndcg.size, float(self.alpha)),
+                                   model_ndcg=model_ndcg, baseline_ndcg=self._baseline[:, 0])
+
+
+@dataclass(eq=False, kw_only=True)
+class TSARO(_AdaptiveAlpha, _OneBaseline):
+    """T-SARO: U-CRO with a per-query α'_q = α (1 − Φ(TR_q)) ([TR] §6.3, Eq. 25).
+
+    TR_q = x_q / s_x ([TR] Eq. 21), x_q = M − M_b if M ≥ M_b else (1 + α)(M − M_b) the
+    risk-weighted difference of the current model against the baseline on query q, s_x its
+    sample standard deviation over the training queries, Φ the standard normal CDF: queries with
+    significant losses (TR_q < −2) get nearly α, significant wins nearly 0.
+
+    The papers and their implementation define TR_q three ways (``tr_definition``), with
+    δ_q = M − M_b and c training queries:
+
+    ``"x_over_sx"`` (default)
+        TR_q = x_q / s_x, [TR] Eq. 21, the per-query score that [TR] §6.3 builds T-SARO from.
+    ``"delta_over_se"``
+        TR_q = δ_q / SE, SE = s_x / √c the standard error of URisk: [GEO] §6 (the text after
+        Eq. 10). √c times larger than the default, so Φ saturates: α'_q is nearly α or 0.
+    ``"jforests"``
+        TR_q = δ_q / ((1 + α) sd(M_b)), sd the baseline's sample standard deviation over the
+        training queries: Jforests, the papers' implementation, which takes s_x once before
+        the first tree, where the model's NDCG is 0 on every query (so x_q = −(1 + α) M_b).
+        Constant s, so ``se_update`` does not apply.
+
+    Parameters
+    ----------
+    se_update : {"first", "iteration"}, default "first"
+        ``"first"``: s_x is computed after the first boosting iteration and kept, as [TR] §6.3
+        describes — at the first call (before any tree) s_x is taken from the initial model, at
+        the first call whose predictions differ from the initial ones (after the first tree) it
+        is taken again and frozen. Jforests, the papers' implementation, differs: it takes s_x
+        once before the first tree, from a model whose NDCG is still 0 on every query (so every
+        x_q = −(1 + α) M_b(q)); this class follows the paper's text. ``"iteration"``: s_x is
+        recomputed at every iteration. Training again from the initial predictions on the same
+        data starts over; :meth:`reset` forgets the frozen value by hand.
+    tr_definition : {"x_over_sx", "delta_over_se", "jforests"}, default "x_over_sx"
+        Which TR_q sets α'_q (see above).
+    alpha, k, baseline, query_ids, norm_includes_risk, sigmoid, lambdarank_truncation_level, \
+lambdarank_norm, label_gain, exact_sigmoid
+        As :class:`UCRO`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgb_risk import LambdaMART
+    >>> labels, scores, group = np.array([2, 0, 0, 1]), np.array([0.2, 0.1, 0.4, 0.3]), [2, 2]
+    >>> plain, _ = LambdaMART().gradients(scores, labels, group)
+    >>> risky, _ = TSARO(alpha=5, baseline=[0.9, 0.1]).gradients(scores, labels, group)
+    >>> (np.abs(risky) / np.abs(plain)).astype(float).round(2).tolist()  # query 1 is below
+    [2.35, 2.35, 1.0, 1.0]
+    """
+
+    paper_name = "T-SARO"
+    risk_measure = "trisk"
+
+    def risk_state(self, model_ndcg, initial):
         baseline = self._baseline[:, 0]
         return kernel.CrossingRisk(alpha=self._alpha_prime(model_ndcg, baseline, initial),
                                    model_ndcg=model_ndcg, baseline_ndcg=baseline)
 
 
+@dataclass(eq=False, kw_only=True)
 class TFARO(TSARO):
     """T-FARO: every pair of query q weighted by ``1 + α'_q`` ([TR] Eq. 26).
 
@@ -625,12 +654,13 @@ class TFARO(TSARO):
 
     paper_name = "T-FARO"
 
-    def _risk_state(self, model_ndcg, initial):
+    def risk_state(self, model_ndcg, initial):
         return kernel.FlatRisk(alpha=self._alpha_prime(model_ndcg, self._baseline[:, 0],
                                                        initial))
 
 
-class TStarFARO(TFARO):
+@dataclass(eq=False, kw_only=True)
+class TStarFARO(_AdaptiveAlpha, _SeveralBaselines):
     """T*-FARO: T-FARO against the per-query mean of several baselines ([GEO] §6.1, Eq. 3).
 
     M_b(q) is the mean of the baselines' NDCG@k on query q; the rest is :class:`TFARO`.
@@ -657,29 +687,17 @@ lambdarank_truncation_level, lambdarank_norm, label_gain, exact_sigmoid
     """
 
     paper_name = "T*-FARO"
-    baseline_parameter = "baselines"
-
-    def __init__(self, *, alpha=1.0, k=10, baselines=None, query_ids=None, se_update="first",
-                 tr_definition="x_over_sx", norm_includes_risk=False, sigmoid=1.0,
-                 lambdarank_truncation_level=30, lambdarank_norm=True, label_gain=None,
-                 exact_sigmoid=False):
-        # TSARO's initialiser would add a `baseline` parameter: skip to the shared one.
-        _RiskSensitive.__init__(self, alpha=alpha, k=k, query_ids=query_ids,
-                                norm_includes_risk=norm_includes_risk, sigmoid=sigmoid,
-                                lambdarank_truncation_level=lambdarank_truncation_level,
-                                lambdarank_norm=lambdarank_norm, label_gain=label_gain,
-                                exact_sigmoid=exact_sigmoid)
-        self.baselines = baselines
-        self.se_update = se_update
-        self.tr_definition = tr_definition
-        self.reset()
+    risk_measure = "trisk"
 
     def _prepare_risk(self, setup):
         super()._prepare_risk(setup)
-        self._baseline = self._baseline.mean(axis=1, keepdims=True)
+        self._baseline = self._baseline.mean(axis=1, keepdims=True)  # the one baseline T-FARO's
+                                                                       # rule is applied against
+    risk_state = TFARO.risk_state
 
 
-class GeoRisk(_RiskSensitive):
+@dataclass(eq=False, kw_only=True)
+class GeoRisk(_SeveralBaselines):
     """GeoRisk-optimising LambdaMART against several baselines ([GEO] §6).
 
     The data matrix X holds the baselines' rows and the model's row of per-query NDCG@k; F is
@@ -732,24 +750,13 @@ lambdarank_norm, label_gain, exact_sigmoid
 
     paper_name = "GeoRisk"
     risk_measure = "georisk"
-    baseline_parameter = "baselines"
-
-    def __init__(self, *, alpha=1.0, k=10, baselines=None, query_ids=None, delta="local",
-                 norm_includes_risk=False, sigmoid=1.0, lambdarank_truncation_level=30,
-                 lambdarank_norm=True, label_gain=None, exact_sigmoid=False):
-        super().__init__(alpha=alpha, k=k, query_ids=query_ids,
-                         norm_includes_risk=norm_includes_risk, sigmoid=sigmoid,
-                         lambdarank_truncation_level=lambdarank_truncation_level,
-                         lambdarank_norm=lambdarank_norm, label_gain=label_gain,
-                         exact_sigmoid=exact_sigmoid)
-        self.baselines = baselines
-        self.delta = delta
+    delta: str = "local"
 
     def validate_params(self) -> None:
         super().validate_params()
         check_choice(self.delta, "delta", ("local", "exact"))
 
-    def _risk_state(self, model_ndcg, initial):
+    def risk_state(self, model_ndcg, initial):
         alpha = float(self.alpha)
         matrix = np.vstack([model_ndcg, self._baseline.T])  # systems × queries, model first
         z = risk.zscores(matrix)[0]

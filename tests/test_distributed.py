@@ -36,7 +36,9 @@ def ranking_set(n_queries, seed):
 def client():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=":0", silence_logs=logging.ERROR) as cluster:
-        with Client(cluster) as c:
+        # Not the process's default client: the tests that pass no client= train on a local
+        # cluster started for the call, as a script without a client does.
+        with Client(cluster, set_as_default=False) as c:
             yield c
 
 
@@ -237,3 +239,51 @@ def test_a_hung_rank_fails_the_call_after_the_timeout(data):
         distributed.train(PARAMS, X, y, group, objective=hanging, num_boost_round=50,
                           n_workers=2, timeout=5)
     assert 5 <= time.monotonic() - start < 5 + 45  # plus the cluster's start and end
+
+
+def test_without_client_the_callers_default_client_is_used(client, data, monkeypatch):
+    """A script that made a Client trains on it: no local cluster is started."""
+    import lgb_risk._dask
+
+    def no_local_cluster(*args, **kwargs):
+        raise AssertionError("a local cluster was started although a default client exists")
+
+    monkeypatch.setattr(lgb_risk._dask, "dask_client", no_local_cluster)
+    X, y, group, _ = data
+    timings = []
+    with Client(client.scheduler.address):  # the default client, as a script's would be
+        booster = distributed.train(PARAMS, X, y, group, num_boost_round=3, timings=timings)
+    assert booster.current_iteration() == 3 and len(timings) == 2
+
+
+def test_each_ranks_port_stays_bound_until_its_rank_takes_it():
+    """A port found free and let go at once can be taken before LightGBM binds it; a reserved
+    one cannot, until it is released."""
+    import errno
+    import socket
+
+    port = distributed._reserve_port("test-key")
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as other:
+            with pytest.raises(OSError) as taken:
+                other.bind(("", port))
+            assert taken.value.errno == errno.EADDRINUSE
+    finally:
+        distributed._release_port("test-key")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as other:
+        other.bind(("", port))  # free once released
+    distributed._release_port("test-key")  # releasing twice is harmless
+
+
+def test_two_ranks_given_the_same_address_are_refused():
+    class SameHostSamePort:  # a client whose workers share a host and report the same port
+        def submit(self, function, key, **kwargs):
+            return 40123
+
+        def gather(self, futures):
+            return list(futures)
+
+    with pytest.raises(RuntimeError, match=r"same network address 10\.0\.0\.5:40123 \(workers "
+                                           r"tcp://10\.0\.0\.5:1, tcp://10\.0\.0\.5:2\)"):
+        distributed._held_machines(SameHostSamePort(), ["tcp://10.0.0.5:1", "tcp://10.0.0.5:2"],
+                                   "key")

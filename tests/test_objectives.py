@@ -1,10 +1,13 @@
 """Objectives against the naive reference of SPEC §3-§4, and their contracts."""
 
+from dataclasses import dataclass
+from typing import NamedTuple
+
 import lightgbm as lgb
 import numpy as np
 import pytest
 
-from lgb_risk import TFARO, TSARO, UCRO, GeoRisk, LambdaMART, TStarFARO
+from lgb_risk import TFARO, TSARO, UCRO, GeoRisk, LambdaMART, TStarFARO, objectives
 from tests import naive_objectives as ref
 from tests.conftest import random_problem
 
@@ -503,3 +506,73 @@ def test_faro_lever_between_queries_tends_to_less_than_two_as_alpha_grows():
         ratios.append(weights.max() / weights.min())
     assert ratios[1] > ratios[2] > ratios[3], ratios
     assert ratios[-1] < 2.01 < ratios[1], ratios
+
+
+# -- A new objective, added from outside as the objectives' module docstring describes -------------
+
+class _Halved(NamedTuple):
+    """The toy risk state: one weight per query."""
+
+    weight: np.ndarray
+
+
+def _halved(state, q, delta_m, misordered):
+    return state.weight[q]
+
+
+@dataclass(eq=False, kw_only=True)
+class _ToyObjective(objectives._OneBaseline):
+    """Every pair of query q weighted by ``weight``."""
+
+    paper_name = "Toy"
+    weight: float = 0.5
+
+    def risk_state(self, model_ndcg, initial):
+        return _Halved(weight=np.full(model_ndcg.size, float(self.weight)))
+
+
+def test_a_toy_objective_takes_its_settings_from_the_configuration(monkeypatch):
+    """The objectives' docstring: a state, a multiplier and a dataclass, about 16 lines; the
+    configuration gives it every [objective] key it declares or inherits (sigmoid here), and
+    LightGBM trains with it."""
+    import inspect
+
+    from lgb_risk import _lambda_kernel as kernel
+    from lgb_risk.experiment import config as experiment_config
+
+    kernel.multiplier_of(_Halved)(_halved)
+    monkeypatch.setitem(objectives.OBJECTIVES, "_ToyObjective", _ToyObjective)
+    lines = sum(len([line for line in inspect.getsource(part).splitlines()
+                     if line.strip() and not line.strip().startswith(('"""', "#"))])
+                for part in (_Halved, _halved, _ToyObjective))
+    assert lines <= 16, lines
+    config = experiment_config.validate({"learners": {"LambdaMART": [0], "_ToyObjective": [0]},
+                                         "objective": {"sigmoid": 2.0, "weight": 0.25}})
+    assert experiment_config.objective_parameters(config, "_ToyObjective") == {
+        "sigmoid": 2.0, "weight": 0.25}
+    labels, scores, group, *_ = problem(5)
+    toy = _ToyObjective(baseline=np.zeros(group.size),
+                        **experiment_config.objective_parameters(config, "_ToyObjective"))
+    assert toy.sigmoid == 2.0 and repr(toy).startswith("_ToyObjective(sigmoid=2.0")
+    plain = LambdaMART(sigmoid=2.0).gradients(scores, labels, group)[0]
+    np.testing.assert_allclose(toy.gradients(scores, labels, group)[0], 0.25 * plain, rtol=1e-6)
+    X = np.random.default_rng(0).normal(size=(labels.size, 3))
+    booster = lgb.train({"objective": toy, "verbose": -1}, lgb.Dataset(X, labels, group=group), 3)
+    assert booster.current_iteration() == 3
+
+
+def test_a_setting_reaches_an_objective_whose_initialiser_takes_keywords(monkeypatch):
+    """The configuration reads the parameters an objective declares, not its initialiser's
+    signature: one written with ``**kwargs`` still receives ``[objective] sigmoid``."""
+    from lgb_risk.experiment import config as experiment_config
+
+    class Forwarding(UCRO):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+
+    monkeypatch.setitem(objectives.OBJECTIVES, "Forwarding", Forwarding)
+    config = experiment_config.validate({"learners": {"LambdaMART": [0], "Forwarding": [1]},
+                                         "objective": {"sigmoid": 2.0}})
+    params = experiment_config.objective_parameters(config, "Forwarding")
+    assert params == {"sigmoid": 2.0}
+    assert Forwarding(baseline=np.zeros(3), **params).sigmoid == 2.0

@@ -49,7 +49,7 @@ A configuration has these tables (every key optional unless marked; defaults in 
     [objective]                           # objective parameters, for every learner that
     lambdarank_norm = true                # takes them (LambdaMART included); the classes'
     norm_includes_risk = false            # defaults apply to the keys not given. Allowed:
-    se_update = "first"                   # OBJECTIVE_PARAMETERS
+    se_update = "first"                   # objective_parameter_table()
     delta = "local"
 
     [lightgbm]                            # passed to lightgbm.train as they are
@@ -65,7 +65,7 @@ A wrong or unknown key is refused with its name and the allowed keys or values.
 from __future__ import annotations
 
 import copy
-import inspect
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -76,26 +76,24 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-LEARNERS = tuple(OBJECTIVES)
 # Set by the runner for each unit (α, k, baselines, query ids) or fixed by the protocol (gains
 # are 2**l - 1, as in the baselines' and the report's NDCG): not configurable in [objective].
 _RUNNER_SET = ("alpha", "k", "baseline", "baselines", "query_ids", "label_gain")
 
 
 def _parameters_of(cls) -> list[str]:
-    return [name for name in inspect.signature(cls).parameters if name not in _RUNNER_SET]
+    """The parameters an objective declares (its dataclass fields, inherited ones included)."""
+    return [f.name for f in dataclasses.fields(cls) if f.init and f.name not in _RUNNER_SET]
 
 
-def _objective_parameters() -> dict[str, list[str]]:
+def objective_parameter_table() -> dict[str, list[str]]:
+    """Keys of the [objective] table, each with the learners that take it (read from the
+    registry :data:`lgb_risk.objectives.OBJECTIVES` each time)."""
     table = {}
     for name, cls in OBJECTIVES.items():
         for key in _parameters_of(cls):
             table.setdefault(key, []).append(name)
     return table
-
-
-#: Keys of the [objective] table, each with the learners that take it.
-OBJECTIVE_PARAMETERS = _objective_parameters()
 
 LEARNED_BASELINES = ("lambdamart", "gbrt", "coordinate_ascent", "ridge")
 #: Values of [training] selection: which iteration's model a booster keeps.
@@ -189,10 +187,10 @@ def validate(raw: dict) -> dict:
 
     learners = config["learners"]
     if not learners:
-        _fail("learners", f"name at least one learner from {', '.join(LEARNERS)}")
+        _fail("learners", f"name at least one learner from {', '.join(OBJECTIVES)}")
     for name, alphas in learners.items():
-        if name not in LEARNERS:
-            _fail(f"learners.{name}", f"unknown learner; allowed: {', '.join(LEARNERS)}")
+        if name not in OBJECTIVES:
+            _fail(f"learners.{name}", f"unknown learner; allowed: {', '.join(OBJECTIVES)}")
         if not isinstance(alphas, list) or not alphas:
             _fail(f"learners.{name}", f"expected a non-empty list of α values, got {alphas!r}")
         for a in alphas:
@@ -222,7 +220,7 @@ def validate(raw: dict) -> dict:
         if key in ("objective", "metric", "num_threads", "deterministic", "verbose",
                    "label_gain"):
             _fail(f"lightgbm.{key}", "set by the runner; not allowed here")
-        if key in OBJECTIVE_PARAMETERS:
+        if key in objective_parameter_table():
             _fail(f"lightgbm.{key}", "an objective parameter, which LightGBM ignores with a "
                                      "custom objective: set it in [objective]")
     report = config["report"]
@@ -240,10 +238,11 @@ def objective_parameters(config, learner: str) -> dict:
 
 
 def _check_objective_parameters(table: dict, learners) -> None:
+    parameters = objective_parameter_table()
     for key in table:
-        if key not in OBJECTIVE_PARAMETERS:
-            _fail(f"objective.{key}", f"unknown key; allowed: {', '.join(OBJECTIVE_PARAMETERS)}")
-        takers = OBJECTIVE_PARAMETERS[key]
+        if key not in parameters:
+            _fail(f"objective.{key}", f"unknown key; allowed: {', '.join(parameters)}")
+        takers = parameters[key]
         if not set(takers) & set(learners):
             _fail(f"objective.{key}", f"taken by {', '.join(takers)}, none of which is among "
                                       "the configured learners")
