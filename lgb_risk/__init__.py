@@ -20,7 +20,7 @@ __all__ = [
     "significance", "trec",
     "__version__",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _OBJECTS = {"LambdaMART": "objectives", "UCRO": "objectives", "TSARO": "objectives",
             "TFARO": "objectives", "TStarFARO": "objectives", "GeoRisk": "objectives",

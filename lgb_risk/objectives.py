@@ -708,8 +708,11 @@ class GeoRisk(_SeveralBaselines):
     GeoRisk(M_m + ΔM) − GeoRisk(M_m)), ΔGeoRisk from the paper's local update
     (``delta="local"``: S' = S + ΔM, T'_q = T_q + ΔM, N' = N + ΔM and only z_q recomputed) or
     recomputed over all queries (``delta="exact"``, O(c) per pair: for tests and small data).
-    Where ΔM = 0 (a pair whose swap leaves NDCG@k unchanged: both documents at or below k) it is
-    the one-sided slope in the pair's direction, a difference quotient with step 10⁻⁶. Each
+    Where ΔM = 0 (a pair whose swap leaves NDCG@k unchanged: both documents at or below k) this
+    class departs from the paper's ΔM', which is 0 there and would drop every such pair from the
+    gradient although LambdaMART's ΔNDCG@T (T = 30 > k) moves them: the multiplier is the
+    one-sided slope of GeoRisk in the pair's direction, a difference quotient with step 10⁻⁶,
+    as U-CRO's is its one-sided derivative. Each
     iteration the multipliers are clipped at 0 and divided by one constant, the mean over
     queries of the marginal gain ∂GeoRisk/∂M_q (right-hand, same step): GeoRisk changes are about
     1/c of NDCG changes, and the rescaling keeps the gradients on LambdaMART's scale.

@@ -1,4 +1,6 @@
-"""A naive pure-Python reference of SPEC §3-§4, written for the tests.
+"""A naive pure-Python reference of the objectives, written for the tests: LightGBM's lambdarank
+pair loop (its rank_objective.hpp) and the risk functions of U-CRO, T-SARO/T-FARO ([TR] §6) and
+GeoRisk ([GEO] §6).
 
 Loops over queries and pairs, float64 throughout, the exact sigmoid, and the risk functions F
 written literally: a pair's multiplier is ``(F(M + ΔM) − F(M)) / ΔM``, with a one-sided
@@ -149,7 +151,7 @@ def georisk_row(rows, alpha):
 
 
 def georisk_local(model, baselines, alpha):
-    """F_q(d): GeoRisk of the model row after M_q += d by [GEO]'s local update (SPEC §4)."""
+    """F_q(d): GeoRisk of the model row after M_q += d by [GEO] §6's local update."""
     c = len(model)
     T = [model[j] + sum(b[j] for b in baselines) for j in range(c)]
     S, N = sum(model), sum(T)

@@ -1,4 +1,4 @@
-"""Objectives against the naive reference of SPEC §3-§4, and their contracts."""
+"""Objectives against the naive reference (tests/naive_objectives.py), and their contracts."""
 
 from dataclasses import dataclass
 from typing import NamedTuple
