@@ -16,6 +16,11 @@ def offsets_from_group(group: np.ndarray) -> np.ndarray:
     return off
 
 
+def query_of_document(group: np.ndarray) -> np.ndarray:
+    """The query index (0, 1, ...) of every flat slot: ``[0]*g0 + [1]*g1 + ...``."""
+    return np.repeat(np.arange(len(group)), group)
+
+
 def positions_in_query(group: np.ndarray) -> np.ndarray:
     """0-based position of every flat slot within its query (0, 1, ..., n_q - 1 per query)."""
     off = offsets_from_group(group)

@@ -43,6 +43,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from lgb_risk import metrics
+from lgb_risk._segments import query_of_document
 from lgb_risk.conventions import Convention, resolve
 
 __all__ = ["Measure", "MeasureSpec", "Judged", "MEASURES", "parse"]
@@ -78,7 +79,7 @@ class Judged(NamedTuple):
         if self.pool_labels is None and not from_lists:
             return None
         labels, group = self._pool()
-        query = np.repeat(np.arange(len(group)), group)
+        query = query_of_document(group)
         return np.bincount(query, weights=np.asarray(labels) >= conv.relevance_level,
                            minlength=len(group))
 

@@ -49,7 +49,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lgb_risk._segments import offsets_from_group, positions_in_query
+from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
 from lgb_risk._validation import check_choice, check_group, check_k, check_labels, check_scores
 from lgb_risk.conventions import resolve
 
@@ -198,7 +198,7 @@ def _dcg(y, s, g, off, k, conv):
                                   _discounts(k, conv.discount))
     order = _rank(y, s, off, conv.ties)
     pos = positions_in_query(g)
-    qid = np.repeat(np.arange(g.size), g)
+    qid = query_of_document(g)
     if conv.ties != "average" or s is None:
         return dcg_of_ranking(gain_of_document[order], pos, qid, g.size, k, conv.discount)
     disc = _average_discount(s[order], pos, g, k, conv.discount)
@@ -213,7 +213,7 @@ def _ideal_dcg(y, g, off, k, conv):
         return kernels.dcg_of_top(kernels.top_k_by_label(y, off, k), gain_of_document,
                                   _discounts(k, conv.discount))
     order = kernels.rank_by_label(y, off)
-    qid = np.repeat(np.arange(g.size), g)
+    qid = query_of_document(g)
     return dcg_of_ranking(gain_of_document[order], positions_in_query(g), qid, g.size, k,
                           conv.discount)
 
@@ -339,7 +339,7 @@ def err(labels, scores, group, k=10, *, convention=None, ties=None, max_label=4)
         pos = positions_in_query(g)
         keep = pos < width
         stop = np.zeros((g.size, width))
-        stop[np.repeat(np.arange(g.size), g)[keep], pos[keep]] = stop_of_document[order][keep]
+        stop[query_of_document(g)[keep], pos[keep]] = stop_of_document[order][keep]
     reach = np.ones_like(stop)
     np.cumprod(1.0 - stop[:, :-1], axis=1, out=reach[:, 1:])
     return (stop * reach / np.arange(1, width + 1)).sum(axis=1)
@@ -369,7 +369,7 @@ def _precision_terms(labels, scores, group, k, conv) -> _BinaryRanking:
     hits_before_query = np.repeat(np.concatenate(([0.0], hits))[off[:-1]], g)
     precision = (hits - hits_before_query) / (pos + 1)
     keep = pos < _cutoff(k, g)
-    qid = np.repeat(np.arange(g.size), g)
+    qid = query_of_document(g)
     n_relevant = np.bincount(qid, weights=rel, minlength=g.size)
     return _BinaryRanking(rel[keep], precision[keep], qid[keep], pos[keep], g.size, n_relevant, g)
 
@@ -502,7 +502,7 @@ def expected_dcg(labels, group, k=10, *, convention=None, label_gain=None,
     y = check_labels(labels)
     g = check_group(group, y.size)
     k = check_k(k)
-    qid = np.repeat(np.arange(g.size), g)
+    qid = query_of_document(g)
     mean_gain = np.bincount(qid, weights=gains(y, conv.label_gain), minlength=g.size) / g
     cum_disc = np.cumsum(_discounts(int(g.max()), conv.discount))
     depth = g if k is None else np.minimum(g, k)
@@ -525,7 +525,7 @@ def expected_sum_precision(labels, group, k=10, *, exact=True) -> np.ndarray:
     y = check_labels(labels)
     g = check_group(group, y.size)
     k = check_k(k)
-    qid = np.repeat(np.arange(g.size), g)
+    qid = query_of_document(g)
     n_rel = np.bincount(qid, weights=(y > 0).astype(np.float64), minlength=g.size)
     n = g.astype(np.float64)
     m = g if k is None else np.minimum(g, k)

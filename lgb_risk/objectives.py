@@ -74,7 +74,7 @@ from scipy import stats
 from lgb_risk import _lambda_kernel as kernel
 from lgb_risk import metrics, risk
 from lgb_risk._ranking import rank_by_score
-from lgb_risk._segments import offsets_from_group, positions_in_query
+from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
 from lgb_risk._validation import check_alpha, check_choice, check_group, check_labels
 from lgb_risk.baselines import BaselineStore
 
@@ -308,7 +308,7 @@ class LambdaMART:
                                 if k else np.zeros(g.size)))
         setup = _Setup(
             labels=y, group=g, offsets=offsets_from_group(g), weights=w,
-            positions=positions_in_query(g), query_index=np.repeat(np.arange(g.size), g),
+            positions=positions_in_query(g), query_index=query_of_document(g),
             constants=constants,
             given=tuple(None if v is None else np.array(v, copy=True)
                         for v in (labels, group, weight)),

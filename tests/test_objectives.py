@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from lgb_risk import TFARO, TSARO, UCRO, GeoRisk, LambdaMART, TStarFARO, objectives
+from lgb_risk.objectives import OBJECTIVES
 from tests import naive_objectives as ref
 from tests.conftest import random_problem
 
@@ -127,23 +128,48 @@ def test_georisk_matches_naive_reference(seed, delta):
 def test_alpha_zero_reproduces_lambdamart_exactly(seed):
     labels, scores, group, _, _, base, others = problem(seed, k=3, tie_levels=5)
     plain = LambdaMART().gradients(scores, labels, group)
-    for obj in (UCRO(alpha=0, k=3, baseline=base), TSARO(alpha=0, k=3, baseline=base),
-                TFARO(alpha=0, k=3, baseline=base), TStarFARO(alpha=0, k=3, baselines=others)):
+    for cls in ALPHA_ZERO_IS_LAMBDAMART:
+        obj = _objective(cls, 0.0, 3, base, others)
+        obj.exact_sigmoid = False
         grad, hess = obj.gradients(scores, labels, group)
         assert np.array_equal(grad, plain[0]) and np.array_equal(hess, plain[1]), obj
 
 
+def _saro(model, idcg, alpha, k, baseline):
+    alphas = ref.saro_alphas(model, baseline.tolist(), alpha)
+    return ref.crossing_multiplier(model, baseline.tolist(), idcg, alphas, k)
+
+
+def _faro(model, alpha, baseline):
+    alphas = ref.saro_alphas(model, baseline.tolist(), alpha)
+    return lambda q, i, j, li, lj: 1 + alphas[q]
+
+
+#: The naive reference's pair multiplier of every risk-sensitive objective of the registry:
+#: class -> function (alpha, k, model, idcg, base, others) -> multiplier (fresh state).
+REFERENCES = {
+    UCRO: lambda a, k, model, idcg, base, others: ref.crossing_multiplier(
+        model, base.tolist(), idcg, [a] * len(model), k),
+    TSARO: lambda a, k, model, idcg, base, others: _saro(model, idcg, a, k, base),
+    TFARO: lambda a, k, model, idcg, base, others: _faro(model, a, base),
+    TStarFARO: lambda a, k, model, idcg, base, others: _faro(model, a, others.mean(axis=1)),
+    GeoRisk: lambda a, k, model, idcg, base, others: ref.georisk_multiplier(
+        model, others.T.tolist(), idcg, a, k),
+}
+RISK_CLASSES = [cls for cls in OBJECTIVES.values() if cls.baseline_parameter is not None]
+#: GeoRisk's multiplier at α = 0 is still GeoRisk's slope, not 1: every other risk objective
+#: reduces to LambdaMART there.
+ALPHA_ZERO_IS_LAMBDAMART = [cls for cls in RISK_CLASSES if cls is not GeoRisk]
+
+
+def test_every_objective_of_the_registry_has_an_independent_reference():
+    missing = [cls.__name__ for cls in RISK_CLASSES if cls not in REFERENCES]
+    assert not missing, f"no naive reference in tests/naive_objectives.py for {missing}"
+
+
 def _reference_multiplier(cls, alpha, k, model, idcg, base, others):
     """The naive reference's pair multiplier of each objective class (fresh state)."""
-    if cls is UCRO:
-        return ref.crossing_multiplier(model, base.tolist(), idcg, [alpha] * len(model), k)
-    if cls is GeoRisk:
-        return ref.georisk_multiplier(model, others.T.tolist(), idcg, alpha, k)
-    baseline = others.mean(axis=1) if cls is TStarFARO else base
-    alphas = ref.saro_alphas(model, baseline.tolist(), alpha)
-    if cls is TSARO:
-        return ref.crossing_multiplier(model, baseline.tolist(), idcg, alphas, k)
-    return lambda q, i, j, li, lj: 1 + alphas[q]
+    return REFERENCES[cls](alpha, k, model, idcg, base, others)
 
 
 def _objective(cls, alpha, k, base, others, **params):
@@ -152,7 +178,6 @@ def _objective(cls, alpha, k, base, others, **params):
     return cls(alpha=alpha, k=k, exact_sigmoid=True, **given, **params)
 
 
-RISK_CLASSES = [UCRO, TSARO, TFARO, TStarFARO, GeoRisk]
 
 
 @pytest.mark.parametrize("seed", range(2))
@@ -207,7 +232,7 @@ def test_alpha_zero_is_lambdamart_bit_for_bit_in_every_setting(params):
     labels, scores, group, _, _, base, others = problem(7, k=3, tie_levels=5)
     lambdamart_params = {"lambdarank_norm": params.get("lambdarank_norm", True)}
     plain = LambdaMART(**lambdamart_params).gradients(scores, labels, group)
-    for cls in (UCRO, TSARO, TFARO, TStarFARO):
+    for cls in ALPHA_ZERO_IS_LAMBDAMART:
         obj = _objective(cls, 0.0, 3, base, others, **params)
         obj.exact_sigmoid = False
         grad, hess = obj.gradients(scores, labels, group)

@@ -38,7 +38,7 @@ import numpy as np
 
 from lgb_risk import metrics
 from lgb_risk._ranking import _argsort_segments
-from lgb_risk._segments import offsets_from_group, positions_in_query
+from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
 from lgb_risk._validation import check_group, check_k
 
 __all__ = ["metric_moments", "cross_moment", "check_probabilities", "MEASURES"]
@@ -140,7 +140,7 @@ def discount_weights(scores, group, k, ties="stable"):
     Its non-zero entries are the documents whose labels L depends on: those to label.
     """
     held = ~np.isnan(scores)
-    held_per_query = np.bincount(np.repeat(np.arange(group.size), group), weights=held,
+    held_per_query = np.bincount(query_of_document(group), weights=held,
                                  minlength=group.size).astype(np.int64)
     held_group = held_per_query[held_per_query > 0]
     weights = np.zeros(scores.size)
@@ -236,7 +236,7 @@ def metric_moments(P, scores, group, measure="dcg", k=10, *, label_gain=None, ma
     """
     probs, s, g, k, table = _prepare(P, scores, group, measure, k, label_gain, max_label, ties)
     if measure == "dcg":
-        query = np.repeat(np.arange(g.size), g)
+        query = query_of_document(g)
         weights = discount_weights(s, g, k, ties)
         mean, variance = _grade_mean_variance(probs, table)
         first = np.bincount(query, weights=weights * mean, minlength=g.size)
@@ -333,7 +333,7 @@ def cross_moment(P, scores1, scores2, group, measure="dcg", k=10, *, label_gain=
                                       ties, "scores1")
     s2 = _prepare(probs, scores2, group, measure, k, label_gain, max_label, ties, "scores2")[1]
     if measure == "dcg":
-        query = np.repeat(np.arange(g.size), g)
+        query = query_of_document(g)
         w1, w2 = discount_weights(s1, g, k, ties), discount_weights(s2, g, k, ties)
         mean, variance = _grade_mean_variance(probs, table)
         return (np.bincount(query, weights=w1 * mean, minlength=g.size)

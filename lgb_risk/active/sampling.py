@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from lgb_risk import metrics
-from lgb_risk._segments import offsets_from_group
+from lgb_risk._segments import offsets_from_group, query_of_document
 from lgb_risk._validation import check_group, check_k
 from lgb_risk.active.moments import (
     check_probabilities,
@@ -106,7 +106,7 @@ def query_costs(group, *, scores=None, scores2=None, k=None, doc_cost=None, norm
         raise ValueError(f"doc_cost[{int(bad[0])}] is {float(cost[bad[0]])}: labelling costs "
                          "must be finite and > 0")
     keep = _labelled_documents(g, scores, scores2, check_k(k), ties)
-    per_query = np.bincount(np.repeat(np.arange(g.size), g), weights=cost * keep,
+    per_query = np.bincount(query_of_document(g), weights=cost * keep,
                             minlength=g.size)
     if normalise and np.any(per_query > 0):
         per_query = per_query / per_query[per_query > 0].mean()
@@ -293,7 +293,7 @@ def measure_values(labels, scores, group, measure="dcg", k=10, *, label_gain=Non
     s = np.asarray(scores, dtype=np.float64)
     g = np.asarray(group, dtype=np.int64)
     held = ~np.isnan(s)
-    held_per_query = np.bincount(np.repeat(np.arange(g.size), g), weights=held,
+    held_per_query = np.bincount(query_of_document(g), weights=held,
                                  minlength=g.size).astype(np.int64)
     values = np.zeros(g.size)
     ranked = held_per_query > 0
