@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 
 from lgb_risk import measures as registry
-from lgb_risk import metrics, trec
+from lgb_risk import metrics
 from lgb_risk._io import atomic_write, atomic_write_text, read_exact_csv
 
-__all__ = ["BaselineStore"]
+__all__ = ["BaselineStore", "aligned_baselines"]
 
 _FORMAT_VERSION = 1
 
@@ -132,28 +132,6 @@ class BaselineStore:
         store.metadata[store.names[0]] = {"source": "feature", "feature": int(feature),
                                           "ties": ties}
         return store
-
-    @classmethod
-    def from_trec(cls, qrels: pd.DataFrame, runs: dict, measure: str = "ndcg@10"
-                  ) -> BaselineStore:
-        """Per-topic effectiveness of TREC runs (gdeval.pl conventions, :mod:`lgb_risk.trec`).
-
-        ``runs`` maps names to run DataFrames (:func:`lgb_risk.data.read_run`). Every run must
-        cover the same topics.
-        """
-        spec = registry.parse(measure)
-        name, k = spec.measure.name, spec.k
-        if k is None:
-            raise ValueError(f"measure {measure!r}: a BaselineStore keeps a measure with a "
-                             "cut-off (NAME@K)")
-        columns = {run: trec.evaluate_run(qrels, frame, [measure])[measure]
-                   for run, frame in runs.items()}
-        table = pd.DataFrame(columns)
-        if table.isna().any().any():
-            missing = table.index[table.isna().any(axis=1)][0]
-            raise ValueError(f"topic {missing!r} is not ranked by every run; a store needs "
-                             "every baseline on every topic")
-        return cls(table, name, k, {run: {"source": "trec"} for run in runs})
 
     @classmethod
     def from_table(cls, frame: pd.DataFrame, measure: str = "ndcg", k: int = 10) -> BaselineStore:
@@ -281,6 +259,50 @@ class BaselineStore:
             raise ValueError(f"{p}: columns {list(frame.columns)} do not match the metadata's "
                              f"baselines {meta['baselines']}")
         return cls(frame.set_index("query_id"), meta["measure"], meta["k"], meta["metadata"])
+
+
+def aligned_baselines(value, n_queries: int, *, query_ids=None, k: int = 10,
+                      several: bool = True, owner: str = "baselines", parameter: str = "baselines",
+                      the_set: str = "the set") -> np.ndarray:
+    """Baseline NDCG@k aligned to a set of ``n_queries`` queries: (n_queries, n_systems).
+
+    The one place where baselines enter, for the objectives and the fevals alike, with one set of
+    checks. ``value`` is an array in the set's query order — (n_queries,) for one baseline,
+    (n_queries, n_systems) for several — or a :class:`BaselineStore` holding ``ndcg@k``, aligned
+    by ``query_ids`` (the set's query ids, in its order). Every value must be a finite NDCG in
+    [0, 1]; ``several=False`` refuses more than one system. ``owner``, ``parameter`` and
+    ``the_set`` name the caller, its parameter and the set in the messages.
+    """
+    if value is None:
+        raise ValueError(f"{owner} needs {parameter}=: per-query baseline NDCG@{k} of {the_set}'s "
+                         "queries (an array in the Dataset's query order, or a BaselineStore with "
+                         "query_ids=)")
+    if isinstance(value, BaselineStore):
+        if query_ids is None:
+            raise ValueError(f"{owner}: a BaselineStore needs query_ids= (the queries' ids, in the "
+                             "Dataset's query order)")
+        value.require_measure("ndcg", k)
+        matrix = value.align(query_ids)
+    else:
+        matrix = np.asarray(value, dtype=np.float64)
+        if matrix.ndim == 1:
+            matrix = matrix[:, None]
+    if matrix.ndim != 2 or matrix.shape[0] != n_queries:
+        raise ValueError(f"{owner}: {parameter} cover {matrix.shape[0] if matrix.ndim else 0} "
+                         f"queries but {the_set} has {n_queries}; they must be aligned to the "
+                         "Dataset's query order")
+    if not several and matrix.shape[1] != 1:
+        raise ValueError(f"{owner} takes one baseline, got {matrix.shape[1]} systems; select one "
+                         "(BaselineStore.select(name))")
+    bad = ~np.isfinite(matrix) | (matrix < 0) | (matrix > 1)
+    if bad.any():
+        q = int(np.flatnonzero(bad.any(axis=1))[0])
+        where = f"query {query_ids[q]!r}" if query_ids is not None else f"query index {q}"
+        wrong = float(matrix[q][bad[q]][0])
+        hint = " (a percentage instead of a fraction?)" if 1 < wrong <= 100 else ""
+        raise ValueError(f"{owner}: the baseline NDCG@{k} of {where} is {wrong}; expected a "
+                         f"finite NDCG in [0, 1]{hint}")
+    return matrix
 
 
 def _meta_path(path: Path) -> Path:

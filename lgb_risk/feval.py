@@ -15,7 +15,8 @@ baselines of the set being evaluated: one set's baselines directly, or a mapping
                    callbacks=[lightgbm.early_stopping(20)])
 
 Baselines are an array aligned to the set's queries — shape (n_queries,) for one baseline,
-(n_queries, n_systems) for several — or a pair ``(BaselineStore, query_ids)``.
+(n_queries, n_systems) for several — or a ``BaselineStore`` with ``query_ids=``, checked as the
+objectives check theirs (:func:`lgb_risk.baselines.aligned_baselines`).
 
 [GEO] Dinçer, Macdonald, Ounis. Risk-sensitive evaluation and learning to rank using multiple
       baselines. SIGIR 2016.
@@ -124,33 +125,20 @@ def ndcg_feval(k=10, *, convention=None, label_gain=None, empty=None):
                         empty=empty)
 
 
-def _aligned_baselines(spec, n_queries, k):
-    from lgb_risk.baselines import BaselineStore
-
-    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], BaselineStore):
-        store, query_ids = spec
-        store.require_measure("ndcg", k)
-        matrix = store.align(query_ids)
-    else:
-        matrix = np.asarray(spec, dtype=np.float64)
-        matrix = matrix[:, None] if matrix.ndim == 1 else matrix
-    if matrix.ndim != 2 or matrix.shape[0] != n_queries:
-        raise ValueError(f"baselines cover {matrix.shape[0]} queries but the evaluated set "
-                         f"has {n_queries}")
-    if not np.all(np.isfinite(matrix)):
-        raise ValueError("baselines hold a non-finite value")
-    return matrix
-
-
-def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, convention=None,
+def risk_feval(baselines, *, query_ids=None, measure="urisk", alpha=1.0, k=10, convention=None,
                label_gain=None):
     """``feval`` giving a risk measure of the model's NDCG@k against the set's baselines.
 
     Parameters
     ----------
-    baselines : array, (BaselineStore, query_ids), or Mapping[lightgbm.Dataset, either]
-        The baselines of the evaluated set, aligned to its queries; a mapping gives each
-        ``lightgbm.Dataset`` its own (``lightgbm.train`` with several validation sets).
+    baselines : array, BaselineStore, or Mapping[lightgbm.Dataset, either]
+        The baselines of the evaluated set: an array aligned to its queries, (n_queries,) or
+        (n_queries, n_systems), or a store with ``query_ids``; a mapping gives each
+        ``lightgbm.Dataset`` its own (``lightgbm.train`` with several validation sets). Every
+        value must be a finite NDCG in [0, 1], as for the objectives.
+    query_ids : array-like, or Mapping[lightgbm.Dataset, array-like], optional
+        The evaluated set's query ids in its order, to align a BaselineStore (by Dataset, like
+        ``baselines``, when that is a mapping).
     measure : {"urisk", "trisk", "zrisk", "georisk"}
         URisk/TRisk against one baseline, or against the per-query mean of several (T*Risk);
         ZRisk/GeoRisk of the model row within the model plus all baselines ([GEO] Eqs. 6-7).
@@ -179,6 +167,15 @@ def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, convention=None,
     check_choice(measure, "measure", RISK_MEASURES)
     alpha = check_alpha(alpha)
     k = check_k(k)
+    from lgb_risk.baselines import BaselineStore, aligned_baselines
+
+    given = list(baselines.values()) if isinstance(baselines, Mapping) else [baselines]
+    if any(isinstance(b, tuple) and len(b) == 2 and isinstance(b[0], BaselineStore)
+           for b in given):
+        raise TypeError("risk_feval takes a BaselineStore and its query ids as "
+                        "risk_feval(store, query_ids=ids) (by Dataset: "
+                        "risk_feval({valid: store}, query_ids={valid: ids})), not a "
+                        "(store, ids) pair")
     ndcg_at_k = registry.parse(f"ndcg@{k}")
     aligned = {}
 
@@ -194,8 +191,11 @@ def risk_feval(baselines, *, measure="urisk", alpha=1.0, k=10, convention=None,
         else:
             key = dataset
         if key not in aligned:
-            aligned[key] = _aligned_baselines(baselines if key is None else baselines[key],
-                                              n_queries, k)
+            ids = query_ids if key is None or query_ids is None else query_ids.get(key)
+            aligned[key] = aligned_baselines(baselines if key is None else baselines[key],
+                                             n_queries, query_ids=ids, k=k,
+                                             owner=f"risk_feval({measure})",
+                                             the_set="the evaluated set")
         return aligned[key]
 
     def per_query(labels, preds, group):

@@ -76,7 +76,7 @@ from lgb_risk import metrics, risk
 from lgb_risk._ranking import rank_by_score
 from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
 from lgb_risk._validation import check_alpha, check_choice, check_group, check_labels
-from lgb_risk.baselines import BaselineStore
+from lgb_risk.baselines import aligned_baselines
 
 __all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OBJECTIVES"]
 
@@ -390,41 +390,11 @@ class _RiskSensitive(LambdaMART):
 
     def _baseline_matrix(self, n_queries: int) -> np.ndarray:
         """Baseline effectiveness aligned to the training queries: (n_queries, n_systems)."""
-        name = type(self).__name__
         given = self.baseline_parameter
-        several = given == "baselines"
-        value = getattr(self, given)
-        if value is None:
-            raise ValueError(f"{name} needs {given}=: per-query baseline NDCG@{self.k} of the "
-                             "training queries (an array in the Dataset's query order, or a "
-                             "BaselineStore with query_ids=)")
-        if isinstance(value, BaselineStore):
-            if self.query_ids is None:
-                raise ValueError(f"{name}: a BaselineStore needs query_ids= (the training "
-                                 "queries' ids, in the Dataset's query order)")
-            value.require_measure("ndcg", self.k)
-            matrix = value.align(self.query_ids)
-        else:
-            matrix = np.asarray(value, dtype=np.float64)
-            if matrix.ndim == 1:
-                matrix = matrix[:, None]
-        if matrix.ndim != 2 or matrix.shape[0] != n_queries:
-            raise ValueError(f"{name}: {given} cover {matrix.shape[0] if matrix.ndim else 0} "
-                             f"queries but the training set has {n_queries}; they must be "
-                             "aligned to the Dataset's query order")
-        if not several and matrix.shape[1] != 1:
-            raise ValueError(f"{name} takes one baseline, got {matrix.shape[1]} systems; select "
-                             "one (BaselineStore.select(name))")
-        bad = ~np.isfinite(matrix) | (matrix < 0) | (matrix > 1)
-        if bad.any():
-            q = int(np.flatnonzero(bad.any(axis=1))[0])
-            where = (f"query {self.query_ids[q]!r}" if self.query_ids is not None
-                     else f"query index {q}")
-            value = float(matrix[q][bad[q]][0])
-            hint = " (a percentage instead of a fraction?)" if 1 < value <= 100 else ""
-            raise ValueError(f"{name}: the baseline NDCG@{self.k} of {where} is {value}; "
-                             f"expected a finite NDCG in [0, 1]{hint}")
-        return matrix
+        return aligned_baselines(getattr(self, given), n_queries, query_ids=self.query_ids,
+                                 k=int(self.k), several=given == "baselines",
+                                 owner=type(self).__name__, parameter=given,
+                                 the_set="the training set")
 
 
 @dataclass(eq=False, kw_only=True)

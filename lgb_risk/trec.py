@@ -34,8 +34,8 @@ from lgb_risk.data import QrelsColumns, RunColumns, read_qrels_columns, read_run
 from lgb_risk.risk import risk_rows
 
 __all__ = ["evaluate_run", "evaluate_columns", "evaluate_files", "per_topic_table",
-           "summary_table", "risk_measures_of", "Judgments", "judgments", "TopicValues",
-           "natural_topic_order", "scored_topics", "automatic_jobs"]
+           "baseline_store", "summary_table", "risk_measures_of", "Judgments", "judgments",
+           "TopicValues", "natural_topic_order", "scored_topics", "automatic_jobs"]
 
 
 def natural_topic_order(topics) -> list[str]:
@@ -386,3 +386,28 @@ def summary_table(results: dict, measures, *, alphas=(0.0, 1.0, 5.0, 10.0), base
                 if field not in ("system", "alpha", "mean"):
                     columns[f"{m}_{field}_a{alpha:g}"] = [block[n][field] for n in names]
     return columns
+
+
+def baseline_store(qrels, runs: dict, measure: str = "ndcg@10"):
+    """Per-topic effectiveness of TREC runs as a :class:`~lgb_risk.baselines.BaselineStore`
+    (gdeval.pl's conventions, as :func:`evaluate_run`), to train or evaluate against.
+
+    ``runs`` maps names to run DataFrames (:func:`lgb_risk.data.read_run`); every run must rank
+    every topic, and the measure must have a cut-off (``NAME@K``).
+    """
+    import pandas as pd
+
+    from lgb_risk.baselines import BaselineStore
+
+    spec = registry.parse(measure)
+    if spec.k is None:
+        raise ValueError(f"measure {measure!r}: a BaselineStore keeps a measure with a cut-off "
+                         "(NAME@K)")
+    table = pd.DataFrame({run: evaluate_run(qrels, frame, [measure])[measure]
+                          for run, frame in runs.items()})
+    if table.isna().any().any():
+        missing = table.index[table.isna().any(axis=1)][0]
+        raise ValueError(f"topic {missing!r} is not ranked by every run; a store needs every "
+                         "baseline on every topic")
+    return BaselineStore(table, spec.measure.name, spec.k, {run: {"source": "trec"}
+                                                             for run in runs})

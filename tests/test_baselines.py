@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from lgb_risk import UCRO, BaselineStore, GeoRisk
+from lgb_risk import UCRO, BaselineStore, GeoRisk, trec
 from tests import naive
 from tests.conftest import random_problem, split_queries
 
@@ -81,7 +81,7 @@ def test_from_table_and_trec(tmp_path):
         BaselineStore.from_table(frame.iloc[:3])
     from lgb_risk.experiment import synthetic
     qrels, runs = synthetic.make_trec_collection(n_topics=5, docs_per_topic=20, n_runs=2)
-    trec_store = BaselineStore.from_trec(qrels, runs, "err@20")
+    trec_store = trec.baseline_store(qrels, runs, "err@20")
     assert (trec_store.measure, trec_store.k) == ("err", 20) and trec_store.names == ["run1",
                                                                                       "run2"]
 

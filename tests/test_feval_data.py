@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lgb_risk import BaselineStore, feval, risk
+from lgb_risk import UCRO, BaselineStore, feval, risk
 from lgb_risk.data import load_letor
 from tests import naive
 from tests.conftest import random_problem, shared_file, split_queries
@@ -54,7 +54,21 @@ def test_risk_feval_refuses_an_unknown_set_and_bad_parameters():
     store = BaselineStore.from_table(
         pd.DataFrame({"query_id": range(15), "system": "b", "value": 0.5}), k=5)
     with pytest.raises(ValueError, match="ndcg@5, but ndcg@10 is needed"):
-        feval.risk_feval({one: (store, range(15))})(preds, one)
+        feval.risk_feval({one: store}, query_ids={one: range(15)})(preds, one)
+    with pytest.raises(TypeError, match=r"risk_feval\(store, query_ids=ids\)"):
+        feval.risk_feval({one: (store, range(15))})
+
+
+@pytest.mark.parametrize("measure", ["urisk", "trisk", "georisk"])
+def test_risk_feval_checks_baselines_as_the_objectives_do(measure):
+    """A percentage given for a fraction is refused, naming the query, wherever it enters."""
+    one, preds = _eval_set(1)
+    percent = np.full(15, 52.0)
+    with pytest.raises(ValueError, match=r"NDCG@10 of query index 0 is 52.0; expected a finite "
+                                         r"NDCG in \[0, 1\] \(a percentage"):
+        feval.risk_feval(percent, measure=measure, alpha=5)(preds, one)
+    with pytest.raises(ValueError, match=r"NDCG@10 of query index 0 is 52.0"):
+        UCRO(alpha=5, baseline=percent).gradients(preds, one.get_label(), one.get_group())
 
 
 def test_load_letor_reads_qids_comments_and_refuses_non_contiguous(tmp_path):

@@ -81,26 +81,27 @@ def test_ucro_losses_against_bm25_do_not_grow_with_alpha():
 def test_feval_early_stopping_with_per_set_baselines():
     train, test = _mq2008()
     valid = load_letor(shared_file("mq2008/Fold1/vali.txt"), n_features=46)
-    sets = {}
+    sets, baselines, query_ids = {}, {}, {}
     for name, part in (("valid", valid), ("test", test)):
         sets[name] = lgb.Dataset(part.X, part.y, group=part.group, params={"verbose": -1})
-        store = BaselineStore.from_feature(part.X, part.y, part.group, part.query_ids, 25)
-        sets[name + "_baseline"] = (store, part.query_ids)
-    baselines = {sets["valid"]: sets["valid_baseline"], sets["test"]: sets["test_baseline"]}
+        baselines[sets[name]] = BaselineStore.from_feature(part.X, part.y, part.group,
+                                                           part.query_ids, 25)
+        query_ids[sets[name]] = part.query_ids
     evals = {}
     model = lgb.train(
         {**FAITHFUL, "objective": LambdaMART(), "metric": "None"},
         lgb.Dataset(train.X, train.y, group=train.group, params={"verbose": -1}),
         num_boost_round=200, valid_sets=[sets["valid"], sets["test"]],
         valid_names=["valid", "test"],
-        feval=[feval.ndcg_feval(10), feval.risk_feval(baselines, measure="urisk", alpha=5)],
+        feval=[feval.ndcg_feval(10),
+               feval.risk_feval(baselines, query_ids=query_ids, measure="urisk", alpha=5)],
         callbacks=[lgb.early_stopping(10, first_metric_only=True, verbose=False),
                    lgb.record_evaluation(evals)])
     assert model.best_iteration < 200
     best = model.best_iteration - 1
     scores = model.predict(test.X, num_iteration=model.best_iteration)
     ndcg = metrics.ndcg(test.y, scores, test.group, 10)
-    bm25 = sets["test_baseline"][0].align(test.query_ids)[:, 0]
+    bm25 = baselines[sets["test"]].align(test.query_ids)[:, 0]
     assert evals["test"]["ndcg@10"][best] == pytest.approx(ndcg.mean(), abs=1e-12)
     x = np.where(ndcg >= bm25, ndcg - bm25, 6 * (ndcg - bm25))
     assert evals["test"]["urisk@10[a=5]"][best] == pytest.approx(x.mean(), abs=1e-12)

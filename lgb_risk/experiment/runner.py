@@ -303,7 +303,7 @@ def selection_feval(unit: Unit, config, valid_ids, stores):
         return feval.ndcg_feval(k)
     feature, learned = stores
     store = learned if needs_learned_baselines(unit) else feature
-    return feval.risk_feval((store, valid_ids), measure=measure, alpha=unit.alpha, k=k)
+    return feval.risk_feval(store, query_ids=valid_ids, measure=measure, alpha=unit.alpha, k=k)
 
 
 def compute_unit(unit: Unit, config, data: LetorData, split: dict, stores) -> pd.DataFrame:
