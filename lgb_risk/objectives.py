@@ -6,11 +6,12 @@ Every objective is a callable ``(preds, train_data) -> (grad, hess)`` for
 
 LambdaMART (Burges 2010), as LightGBM's native ``lambdarank`` computes it: per query, documents
 ordered by current score s; for each pair (h, o) of different labels with one of them among the
-top T positions, ΔNDCG_ho = |g(l_h) − g(l_o)| · |D(p_h) − D(p_o)| / IDCG@T (D(p) = 1/log2(p + 2)),
-divided by 0.01 + |s_h − s_o| when ``lambdarank_norm``; ρ = 1 / (1 + exp(σ (s_h − s_o))),
-λ = −σ ρ ΔNDCG_ho added to h's gradient and subtracted from o's, σ² ρ (1 − ρ) ΔNDCG_ho added to
-both hessians; with ``lambdarank_norm`` each query's λs and hessians are then multiplied by
-log2(1 + Σ)/Σ, Σ = Σ_pairs 2σρΔNDCG_ho. Document weights multiply gradient and hessian.
+top T positions, ΔNDCG_ho = abs(g(l_h) − g(l_o)) · abs(D(p_h) − D(p_o)) / IDCG@T, with
+D(p) = 1/log2(p + 2), divided by 0.01 + abs(s_h − s_o) when ``lambdarank_norm``;
+ρ = 1 / (1 + exp(σ (s_h − s_o))); λ = −σ ρ ΔNDCG_ho added to h's gradient and subtracted from
+o's, σ² ρ (1 − ρ) ΔNDCG_ho added to both hessians; with ``lambdarank_norm`` each query's λs and
+hessians are then multiplied by log2(1 + Σ)/Σ, Σ = Σ_pairs 2σρΔNDCG_ho. Document weights multiply
+gradient and hessian.
 
 A risk-sensitive objective multiplies each pair's λ and hessian by a risk multiplier m ≥ 0
 derived from a risk function F of the query's effectiveness M = NDCG@k of the current ranking:
@@ -44,8 +45,9 @@ per-query risk state is computed once per boosting iteration for all queries at 
 References
 ----------
 Burges. From RankNet to LambdaRank to LambdaMART: an overview. MSR-TR-2010-82.
-Wang, Bennett, Collins-Thompson. Robust ranking models via risk-sensitive optimization.
-    SIGIR 2012 (U-CRO).
+
+Wang, Bennett, Collins-Thompson. Robust ranking models via risk-sensitive optimization. SIGIR 2012.
+
 [TR]  Dinçer, Macdonald, Ounis. Hypothesis testing for the risk-sensitive evaluation of retrieval
       systems. SIGIR 2014 (TRisk; T-SARO, T-FARO, §6).
 [GEO] Dinçer, Macdonald, Ounis. Risk-sensitive evaluation and learning to rank using multiple

@@ -14,7 +14,7 @@ that the test, at two-sided level ``level`` and with these queries, finds with p
   (GeoRisk of a system within a matrix of baselines). Under the null hypothesis the two systems
   are exchangeable on every query, so each query's pair of values is swapped with probability
   1/2 (a sign flip; Fisher's randomisation test, as Smucker, Allan & Carterette, CIKM 2007, use it
-  for IR). p = (1 + #{|d*| ≥ |d|}) / (1 + resamples); the detectable difference is
+  for IR). p = (1 + #{abs(d*) ≥ abs(d)}) / (1 + resamples); the detectable difference is
   (z_{1−level/2} + z_power) · sd(d*), the normal approximation of the null distribution.
 """
 
