@@ -27,6 +27,7 @@ import numpy as np
 from lgb_risk import data, trec
 from lgb_risk import measures as registry
 from lgb_risk._io import atomic_write_text
+from lgb_risk._segments import offsets_from_group
 from lgb_risk.conventions import CONVENTIONS, resolve
 
 FORMATS = ("table", "csv", "json")
@@ -230,7 +231,7 @@ def _cmd_active(args) -> None:
         if args.figure:
             _active_figure(frame, args.figure)
     else:
-        starts = np.concatenate(([0], np.cumsum(pool.group)))
+        starts = offsets_from_group(pool.group)
         index = {str(q): i for i, q in enumerate(pool.query_ids)}
 
         def oracle(query_id):

@@ -50,6 +50,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from lgb_risk._segments import offsets_from_group
 from lgb_risk._validation import check_group
 
 __all__ = ["train", "shard_bounds"]
@@ -104,7 +105,7 @@ class _Shard(NamedTuple):
 
 
 def _split(X, y, group, bounds) -> list[_Shard]:
-    offsets = np.concatenate([[0], np.cumsum(group)])
+    offsets = offsets_from_group(group)
     return [_Shard(X[offsets[a]:offsets[b]], y[offsets[a]:offsets[b]], group[a:b],
                    np.arange(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
 

@@ -42,6 +42,7 @@ import scipy.sparse as sp
 
 from lgb_risk import feval, metrics
 from lgb_risk._dask import dask_client_in_background, require_dask
+from lgb_risk._segments import offsets_from_group
 from lgb_risk.baselines import BaselineStore
 from lgb_risk.data import LetorData, load_letor
 from lgb_risk.experiment import synthetic
@@ -137,7 +138,7 @@ class Subsets:
     def __init__(self, data: LetorData):
         self.data = data
         self.index = {str(q): i for i, q in enumerate(data.query_ids)}
-        self.starts = np.concatenate(([0], np.cumsum(data.group)))
+        self.starts = offsets_from_group(data.group)
 
     def take(self, query_ids):
         """(X, y, group) of these queries, in this order."""
