@@ -6,7 +6,10 @@ here and compute them through :meth:`MeasureSpec.compute`; the formulas themselv
 :mod:`lgb_risk.metrics`, one function each.
 
 A measure is written ``NAME@K`` (``ndcg@10``, ``p@5``) or ``NAME`` for the whole list
-(``ap``, ``rr``, ``rprec``):
+(``ap``, ``rr``, ``rprec``), and may carry keyword choices of :mod:`lgb_risk.conventions` in
+ir_measures' grammar, ``NAME(key=value, ...)@K``: ``ndcg(label_gain=linear)@10``,
+``p(relevance_level=2)@5``, ``ap(ap_denominator=capped)@10``. A choice written in the measure
+overrides the convention it is computed under:
 
 =============  ================================================================================
 name           measure
@@ -99,27 +102,38 @@ class Measure(NamedTuple):
     cutoff: str  # "optional" (NAME or NAME@K) or "none" (NAME only)
     compute: Callable[[Judged, int | None, Convention], np.ndarray]
     bounds: tuple = (0.0, 1.0)
+    label: str = ""  # display name (``NDCG``); the name itself where empty
 
 
 class MeasureSpec(NamedTuple):
-    """A measure with its cut-off, as parsed from text such as ``"ndcg@10"``."""
+    """A measure with its cut-off and keyword choices, as parsed from text such as
+    ``"ndcg@10"`` or ``"p(relevance_level=2)@5"``."""
 
     measure: Measure
     k: int | None
     text: str
+    params: tuple = ()  # (key, value) pairs of convention choices written in the measure
 
     @property
     def label(self) -> str:
-        """Display name, e.g. ``NDCG@10``."""
-        name = {"ndcg": "NDCG", "dcg": "DCG", "err": "ERR", "ap": "AP", "sp": "SP", "p": "P",
-                "recall": "Recall", "rr": "RR", "rprec": "R-prec"}.get(self.measure.name,
-                                                                     self.measure.name)
+        """Display name, e.g. ``NDCG@10`` or ``P(relevance_level=2)@5``."""
+        name = self.measure.label or self.measure.name
+        if self.params:
+            name += "(" + ", ".join(f"{key}={value}" for key, value in self.params) + ")"
         return name if self.k is None else f"{name}@{self.k}"
 
     def compute(self, judged: Judged, convention=None, **overrides) -> np.ndarray:
         """Per-query values on ``judged`` under ``convention`` (a name, a Convention or None),
-        with keyword overrides of single choices (``empty="zero"``)."""
-        return self.measure.compute(judged, self.k, resolve(convention, **overrides))
+        with the measure's own choices and keyword overrides of single choices
+        (``empty="zero"``); an override that contradicts the measure's own choice is refused."""
+        choices = dict(self.params)
+        clash = [key for key, value in overrides.items()
+                 if value is not None and key in choices and choices[key] != value]
+        if clash:
+            raise ValueError(f"measure {self.text!r} sets {clash[0]}={choices[clash[0]]!r}, but "
+                             f"{clash[0]}={overrides[clash[0]]!r} was also given")
+        return self.measure.compute(judged, self.k, resolve(convention,
+                                                            **{**overrides, **choices}))
 
 
 def _ndcg(j, k, conv):
@@ -184,15 +198,16 @@ def _ap_ue(version):
 
 
 MEASURES = {m.name: m for m in (
-    Measure("ndcg", "normalised discounted cumulative gain", "optional", _ndcg),
-    Measure("dcg", "discounted cumulative gain", "optional", _dcg, (0.0, None)),
-    Measure("err", "expected reciprocal rank", "optional", _err),
-    Measure("ap", "average precision (binary relevance)", "optional", _ap),
-    Measure("sp", "sum of precisions at relevant ranks", "optional", _sp, (0.0, None)),
-    Measure("p", "precision", "optional", _p),
-    Measure("recall", "recall", "optional", _recall),
-    Measure("rr", "reciprocal rank of the first relevant document", "optional", _rr),
-    Measure("rprec", "R-precision", "none", _rprec),
+    Measure("ndcg", "normalised discounted cumulative gain", "optional", _ndcg, label="NDCG"),
+    Measure("dcg", "discounted cumulative gain", "optional", _dcg, (0.0, None), "DCG"),
+    Measure("err", "expected reciprocal rank", "optional", _err, label="ERR"),
+    Measure("ap", "average precision (binary relevance)", "optional", _ap, label="AP"),
+    Measure("sp", "sum of precisions at relevant ranks", "optional", _sp, (0.0, None), "SP"),
+    Measure("p", "precision", "optional", _p, label="P"),
+    Measure("recall", "recall", "optional", _recall, label="Recall"),
+    Measure("rr", "reciprocal rank of the first relevant document", "optional", _rr,
+            label="RR"),
+    Measure("rprec", "R-precision", "none", _rprec, label="R-prec"),
     Measure("dcg_ue1", "DCG, UE-normalised V1", "optional", _dcg_ue("v1")),
     Measure("dcg_ue2", "DCG, UE-normalised V2", "optional", _dcg_ue("v2"), (-1.0, 1.0)),
     Measure("ap_ue1", "SP, UE-normalised V1 (MSP^UE)", "optional", _ap_ue("v1")),
@@ -202,7 +217,32 @@ MEASURES = {m.name: m for m in (
 #: Other names accepted for registered measures.
 ALIASES = {"map": "ap", "recip_rank": "rr", "ndcg_ue1": "dcg_ue1", "ndcg_ue2": "dcg_ue2"}
 
-_PATTERN = re.compile(r"^([a-z_0-9]+?)(?:@([0-9]+))?$")
+_PATTERN = re.compile(r"^([a-z_0-9]+?)(?:\(([^()]*)\))?(?:@([0-9]+))?$")
+
+
+def _choice_value(text: str):
+    """A keyword choice's value as written: a whole number, or a word."""
+    text = text.strip().strip("'\"")
+    return int(text) if text.isdigit() else text
+
+
+def _choices(text: str, written: str) -> tuple:
+    """``"key=value, key=value"`` → sorted (key, value) pairs, each checked by the conventions."""
+    pairs = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, equals, value = item.partition("=")
+        key = key.strip()
+        if not equals or not key or not value.strip():
+            raise ValueError(f"measure {written!r}: expected NAME(key=value, ...)@K, got "
+                             f"{item!r} between the parentheses")
+        if key in pairs:
+            raise ValueError(f"measure {written!r}: {key} is given twice")
+        pairs[key] = _choice_value(value)
+    try:
+        resolve(None, **pairs)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"measure {written!r}: {error}") from None
+    return tuple(sorted(pairs.items()))
 
 
 def parse(text: str) -> MeasureSpec:
@@ -214,12 +254,15 @@ def parse(text: str) -> MeasureSpec:
     match = _PATTERN.match(str(text).strip().lower())
     name = match and ALIASES.get(match.group(1), match.group(1))
     if not match or name not in MEASURES:
-        raise ValueError(f"unknown measure {text!r}: expected NAME or NAME@K with NAME one of "
-                         f"{', '.join([*MEASURES, *ALIASES])}, e.g. ndcg@20, p@10, ap, rr")
+        raise ValueError(f"unknown measure {text!r}: expected NAME, NAME@K or "
+                         f"NAME(key=value, ...)@K with NAME one of "
+                         f"{', '.join([*MEASURES, *ALIASES])}, e.g. ndcg@20, p@10, ap, rr, "
+                         "p(relevance_level=2)@10")
     measure = MEASURES[name]
-    k = None if match.group(2) is None else int(match.group(2))
+    params = _choices(match.group(2), text) if match.group(2) is not None else ()
+    k = None if match.group(3) is None else int(match.group(3))
     if k is not None and k < 1:
         raise ValueError(f"measure {text!r}: the cut-off must be >= 1")
     if k is not None and measure.cutoff == "none":
         raise ValueError(f"measure {text!r}: {name} takes no cut-off")
-    return MeasureSpec(measure, k, str(text).strip())
+    return MeasureSpec(measure, k, str(text).strip(), params)

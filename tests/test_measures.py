@@ -70,3 +70,38 @@ def test_names_and_aliases(text, name, k):
 def test_bad_measures_are_refused(text, message):
     with pytest.raises(ValueError, match=message):
         measures.parse(text)
+
+
+def test_choices_written_in_the_measure_follow_naive_formulas():
+    """ir_measures' grammar NAME(key=value)@K: linear gains against a naive NDCG loop, a higher
+    relevance level against P@k counted by hand; the label says what was computed."""
+    from tests import naive
+    from tests.conftest import split_queries
+
+    rng = np.random.default_rng(5)
+    labels, scores, group = random_problem(rng, n_queries=30, max_docs=20, max_label=3)
+    judged = measures.Judged(labels, scores, group)
+    linear = measures.parse("ndcg(label_gain=linear)@5")
+    want = [naive.ndcg(y, s, 5, label_gain=list(range(4))) for y, s in
+            split_queries(labels.tolist(), scores.tolist(), group.tolist())]
+    np.testing.assert_allclose(linear.compute(judged), want, rtol=1e-12)
+    assert linear.label == "NDCG(label_gain=linear)@5"
+    strict = measures.parse("P(relevance_level=2)@3")
+    want = [sum(label >= 2 for label in naive.ranked_labels(y, s)[:3]) / 3 for y, s in
+            split_queries(labels.tolist(), scores.tolist(), group.tolist())]
+    np.testing.assert_allclose(strict.compute(judged), want, rtol=1e-12)
+    assert not np.allclose(strict.compute(judged), measures.parse("p@3").compute(judged))
+    with pytest.raises(ValueError, match="sets relevance_level=2, but relevance_level=1 was"):
+        strict.compute(judged, relevance_level=1)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("ndcg(gain=linear)@10", "'gain' is not a convention keyword"),
+    ("ndcg(label_gain=cubic)@10", r"label_gain must be one of \['exponential', 'linear'\]"),
+    ("ndcg(label_gain)@10", "expected NAME\\(key=value, ...\\)@K"),
+    ("p(relevance_level=0)@5", "relevance_level must be a whole number >= 1"),
+    ("p(ties=average, ties=stable)@5", "ties is given twice"),
+])
+def test_bad_choices_in_a_measure_are_refused_naming_it(text, message):
+    with pytest.raises(ValueError, match=message):
+        measures.parse(text)
