@@ -215,6 +215,7 @@ def _std_normal_cdf(x):
 
 @nb.njit(cache=True)
 def _weighted_z(z, alpha):
+    """The compiled twin of :func:`lgb_risk.risk.downside_weighted` for one value."""
     return z if z >= 0.0 else (1.0 + alpha) * z
 
 

@@ -99,6 +99,20 @@ def check_choice(value, name: str, allowed) -> str:
     return value
 
 
+def check_whole_number(value, name: str, minimum: int = 1) -> int:
+    """A whole number >= ``minimum`` (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_flag(value, name: str) -> bool:
+    """True or False (numpy's bools included), nothing else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def check_alpha(alpha) -> float:
     """Risk-sensitivity parameter alpha: a finite number >= 0 (not a string, not a bool)."""
     if isinstance(alpha, (str, bytes, bool, np.bool_)) or not isinstance(

@@ -77,7 +77,14 @@ from lgb_risk import _lambda_kernel as kernel
 from lgb_risk import metrics, risk
 from lgb_risk._ranking import rank_by_score
 from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
-from lgb_risk._validation import check_alpha, check_choice, check_group, check_labels
+from lgb_risk._validation import (
+    check_alpha,
+    check_choice,
+    check_flag,
+    check_group,
+    check_labels,
+    check_whole_number,
+)
 from lgb_risk.baselines import aligned_baselines
 
 __all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OBJECTIVES"]
@@ -126,18 +133,6 @@ class _Setup:
 
 def _inverse(values: np.ndarray) -> np.ndarray:
     return np.divide(1.0, values, out=np.zeros_like(values), where=values > 0)
-
-
-def _whole_number(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _flag(value, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 @dataclass(eq=False, kw_only=True)
@@ -272,9 +267,9 @@ class LambdaMART:
         if isinstance(self.sigmoid, bool) or not (isinstance(self.sigmoid, (int, float))
                                                   and self.sigmoid > 0):
             raise ValueError(f"sigmoid must be a number > 0, got {self.sigmoid!r}")
-        _whole_number(self.lambdarank_truncation_level, "lambdarank_truncation_level")
-        _flag(self.lambdarank_norm, "lambdarank_norm")
-        _flag(self.exact_sigmoid, "exact_sigmoid")
+        check_whole_number(self.lambdarank_truncation_level, "lambdarank_truncation_level")
+        check_flag(self.lambdarank_norm, "lambdarank_norm")
+        check_flag(self.exact_sigmoid, "exact_sigmoid")
 
     def _setup(self, labels, group, weight) -> _Setup:
         cached = self._setup_cache
@@ -369,8 +364,8 @@ class _RiskSensitive(LambdaMART):
         if isinstance(self.alpha, (bool, str)):
             raise ValueError(f"alpha must be a number >= 0, got {self.alpha!r}")
         check_alpha(self.alpha)
-        _whole_number(self.k, "k")
-        _flag(self.norm_includes_risk, "norm_includes_risk")
+        check_whole_number(self.k, "k")
+        check_flag(self.norm_includes_risk, "norm_includes_risk")
 
     def _risk_cutoff(self) -> int:
         return int(self.k)
@@ -735,7 +730,7 @@ lambdarank_norm, label_gain, exact_sigmoid
         alpha = float(self.alpha)
         matrix = np.vstack([model_ndcg, self._baseline.T])  # systems × queries, model first
         z = risk.zscores(matrix)[0]
-        weighted_z = np.where(z >= 0, z, (1.0 + alpha) * z)
+        weighted_z = risk.downside_weighted(z, alpha)
         state = kernel.GeoRiskState(
             model_ndcg=model_ndcg, column_totals=matrix.sum(axis=0), weighted_z=weighted_z,
             georisk_now=np.zeros(0), model_total=float(model_ndcg.sum()),

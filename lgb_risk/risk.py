@@ -26,8 +26,8 @@ from lgb_risk._validation import check_alpha, check_choice
 
 __all__ = [
     "risk_deltas", "urisk", "trisk", "tstar_risk", "TRiskResult",
-    "trisk_if_defined", "zscores", "zrisk", "georisk", "georisk_against", "summary",
-    "risk_table", "risk_rows",
+    "trisk_if_defined", "zscores", "zrisk", "georisk", "georisk_against", "downside_weighted",
+    "summary", "risk_table", "risk_rows",
 ]
 
 NAN_POLICIES = ("raise", "omit")
@@ -67,6 +67,14 @@ def _aligned(nan_policy: str, **arrays) -> list[np.ndarray]:
     return kept
 
 
+def downside_weighted(values, alpha: float) -> np.ndarray:
+    """Values below 0 weighted by (1 + α), the others kept: the risk-sensitive weighting of
+    URisk's x_q ([TR] Eq. 4) and of ZRisk's z-scores ([GEO] Eq. 6) alike. (The pair kernel has
+    its compiled twin, :func:`lgb_risk._lambda_kernel._weighted_z`.)"""
+    values = np.asarray(values, dtype=np.float64)
+    return np.where(values >= 0, values, (1.0 + alpha) * values)
+
+
 def risk_deltas(system, baseline, alpha=1.0) -> np.ndarray:
     """Risk-weighted per-query differences ``x_q`` ([TR] Eq. 4).
 
@@ -77,7 +85,7 @@ def risk_deltas(system, baseline, alpha=1.0) -> np.ndarray:
     """
     alpha = check_alpha(alpha)
     delta = np.asarray(system, dtype=np.float64) - np.asarray(baseline, dtype=np.float64)
-    return np.where(delta >= 0, delta, (1.0 + alpha) * delta)
+    return downside_weighted(delta, alpha)
 
 
 def urisk(system, baseline, alpha=1.0, *, nan_policy="raise") -> float:
@@ -239,7 +247,7 @@ def _residuals(x, row_totals, column_totals, total) -> np.ndarray:
 
 
 def _zrisk(z: np.ndarray, alpha: float) -> np.ndarray:
-    return np.where(z > 0, z, (1.0 + alpha) * z).sum(axis=-1)
+    return downside_weighted(z, alpha).sum(axis=-1)
 
 
 def _georisk(x: np.ndarray, zrisk_values: np.ndarray) -> np.ndarray:
