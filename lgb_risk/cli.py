@@ -296,11 +296,7 @@ def _positive_float(text: str) -> float:
 def _experiment_config(args):
     from lgb_risk.experiment.config import load_config
 
-    config = load_config(args.config)
-    if args.data is not None:
-        config["data"]["source"] = "letor"
-        config["data"]["path"] = str(Path(args.data).resolve())
-    return config
+    return load_config(args.config, data=args.data)
 
 
 def _cmd_run(args, stop_after=None) -> None:

@@ -659,3 +659,23 @@ def test_loss_repeatability_pairs_each_query_across_repeats(tmp_path):
     report = (out / "report.md").read_text()
     assert "Do a query's losses repeat across splits?" in report
     assert (out / "loss_repeatability.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_data_from_the_command_line_replaces_the_configurations_before_validation(tmp_path,
+                                                                                   monkeypatch):
+    """``--data`` makes the data LETOR files at that path (resolved against the current folder)
+    and is validated as such: a synthetic table it replaces is not judged, the file's
+    ``n_features`` still is."""
+    monkeypatch.chdir(tmp_path)
+    synthetic = _config_file(tmp_path, SMALL.replace("queries = 70", "queries = 0"))
+    with pytest.raises(ValueError, match="data.queries"):
+        load_config(synthetic)
+    config = load_config(synthetic, data="letor_here")
+    assert config["data"]["source"] == "letor"
+    assert config["data"]["path"] == str(tmp_path / "letor_here")
+    demo = load_config(None, data="x")
+    assert demo["data"]["source"] == "letor" and demo["data"]["path"] == str(tmp_path / "x")
+    wide = _config_file(tmp_path, SMALL.replace("features = 8", "features = 8\nn_features = 0"),
+                        name="wide.toml")
+    with pytest.raises(ValueError, match="data.n_features"):
+        load_config(wide, data="letor_here")

@@ -255,24 +255,34 @@ def _check_objective_parameters(table: dict, learners) -> None:
             _fail("objective", f"{exc} (for {name})")
 
 
-def load_config(path=None) -> dict:
+def load_config(path=None, *, data=None) -> dict:
     """Read and validate a TOML configuration; None gives the built-in demo configuration.
 
-    ``data.path`` is resolved relative to the configuration file's folder.
+    ``data`` (the command line's ``--data``) replaces the configuration's data with LETOR files
+    at that path, before validation, so that the data the run will use is the data validated;
+    it is resolved against the current folder. ``data.path`` from the file is resolved relative
+    to the configuration file's folder.
     """
     if path is None:
         from importlib import resources
 
-        text = resources.files("lgb_risk").joinpath("resources/demo.toml").read_text()
-        return validate(tomllib.loads(text))
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"no such configuration file: {p}")
-    try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"configuration {p}: not valid TOML: {exc}") from None
+        raw = tomllib.loads(resources.files("lgb_risk").joinpath("resources/demo.toml")
+                            .read_text())
+        folder = Path.cwd()
+    else:
+        p = Path(path)
+        if not p.is_file():
+            raise FileNotFoundError(f"no such configuration file: {p}")
+        try:
+            raw = tomllib.loads(p.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"configuration {p}: not valid TOML: {exc}") from None
+        folder = p.parent
+    if data is not None:
+        table = raw.get("data") if isinstance(raw.get("data"), dict) else {}
+        raw = {**raw, "data": {**{k: v for k, v in table.items() if k in ("n_features", "seed")},
+                               "source": "letor", "path": str(Path(data).resolve())}}
     config = validate(raw)
     if config["data"]["path"] is not None:
-        config["data"]["path"] = str((p.parent / config["data"]["path"]).resolve())
+        config["data"]["path"] = str((folder / config["data"]["path"]).resolve())
     return config
