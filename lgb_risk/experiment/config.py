@@ -216,11 +216,12 @@ def validate(raw: dict) -> dict:
                                     "early: set early_stopping = 0")
     _number(train["num_threads"], "training.num_threads", minimum=1, integer=True)
     _check_objective_parameters(config["objective"], learners)
+    objective_keys = objective_parameter_table()
     for key in config["lightgbm"]:
         if key in ("objective", "metric", "num_threads", "deterministic", "verbose",
                    "label_gain"):
             _fail(f"lightgbm.{key}", "set by the runner; not allowed here")
-        if key in objective_parameter_table():
+        if key in objective_keys:
             _fail(f"lightgbm.{key}", "an objective parameter, which LightGBM ignores with a "
                                      "custom objective: set it in [objective]")
     report = config["report"]

@@ -169,13 +169,15 @@ def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFr
     alpha = config["report"]["alpha"]
     prefix = config["baselines"]["feature_name"]  # the feature baseline's columns: PREFIX_reward
     reference = results[("LambdaMART", config["learners"]["LambdaMART"][0])].to_numpy()
+    learned_mean = None if learned is None else learned.mean(axis=0)
 
     def compared(m):
-        """Per-query values of each tested quantity for the model with per-query NDCG m."""
-        values = {"ndcg": m, "feature_risk": np.maximum(feature - m, 0)}
+        """Per-query values of each tested quantity (by column stem) for the model with
+        per-query NDCG m."""
+        values = {"ndcg": m, f"{prefix}_risk": np.maximum(feature - m, 0)}
         if learned is not None:
             values["learned_risk"] = np.maximum(learned - m, 0).mean(axis=0)
-            values["tstar_urisk"] = risk.risk_deltas(m, learned.mean(axis=0), alpha)
+            values["tstar_urisk"] = risk.risk_deltas(m, learned_mean, alpha)
         return values
 
     reference_values = compared(reference)
@@ -190,7 +192,8 @@ def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFr
         if learned is not None:
             row.update({f"learned_{k}": v for k, v in risk.summary(m, learned).items()
                         if k != "mean"})
-        for stem, quantity in compared(m).items():
+        tested = compared(m)
+        for stem, quantity in tested.items():
             _record(row, stem, significance.paired_t_test(quantity, reference_values[stem]),
                     same)
         row["urisk"] = risk.urisk(m, feature, alpha)
@@ -201,14 +204,11 @@ def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFr
             _record(row, "georisk", significance.paired_randomisation_test(
                 lambda rows: risk.georisk_against(rows, learned, alpha), m, reference,
                 resamples=4000), same)
-            row["tstar_urisk"] = float(np.mean(risk.risk_deltas(m, learned.mean(axis=0), alpha)))
-            t_star = risk.trisk_if_defined(m, learned.mean(axis=0), alpha)
+            row["tstar_urisk"] = float(tested["tstar_urisk"].mean())
+            t_star = risk.trisk_if_defined(m, learned_mean, alpha)
             row["tstar_risk"] = np.nan if t_star is None else t_star.trisk
         rows.append(row)
-    table = pd.DataFrame(rows)
-    # The feature baseline's test columns carry its name, like its other columns.
-    return table.rename(columns={f"feature_risk_{end}": f"{prefix}_risk_{end}"
-                                 for end in ("p_vs_lambdamart", "detectable")})
+    return pd.DataFrame(rows)
 
 
 def _fmt(value, digits=4):
