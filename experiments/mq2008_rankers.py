@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from lgb_risk import feval
 from lgb_risk.data import load_letor
-from lgb_risk.experiment.runner import fit_coordinate_ascent
+from lgb_risk.experiment.protocol_baselines import fit_coordinate_ascent
 
 K = 10
 SEED = 2012

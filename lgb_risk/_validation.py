@@ -99,11 +99,29 @@ def check_choice(value, name: str, allowed) -> str:
     return value
 
 
+def check_number(value, name: str, *, minimum=None, maximum=None, integer: bool = False,
+                 above: bool = False):
+    """A number (a whole number with ``integer``; never a bool or a string) within
+    [``minimum``, ``maximum``] (``above``: strictly greater than ``minimum``); returned as given.
+    """
+    kind = "a whole number" if integer else "a number"
+    bounds = [f"{'>' if above else '>='} {minimum}" if minimum is not None else "",
+              f"<= {maximum}" if maximum is not None else ""]
+    wanted = " and ".join(filter(None, bounds))
+    expected = f"{kind} {wanted}".strip()
+    types = (int, np.integer) if integer else (int, float, np.integer, np.floating)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, types) or value != value:
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
+    if minimum is not None and (value <= minimum if above else value < minimum):
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
+    return value
+
+
 def check_whole_number(value, name: str, minimum: int = 1) -> int:
     """A whole number >= ``minimum`` (not a bool)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
-    return int(value)
+    return int(check_number(value, name, minimum=minimum, integer=True))
 
 
 def check_flag(value, name: str) -> bool:

@@ -308,7 +308,7 @@ def _cmd_run(args, stop_after=None) -> None:
     from lgb_risk.experiment.runner import run_experiment
 
     config = _experiment_config(args)
-    out = Path(args.out) if args.out else Path("runs") / config["name"]
+    out = Path(args.out) if args.out else Path("runs") / config.name
     result = run_experiment(config, out, jobs=getattr(args, "jobs", 1),
                             scheduler=getattr(args, "scheduler", None), stop_after=stop_after)
     print(f"wrote {result}")

@@ -1,7 +1,6 @@
 """Bad input never passes silently: each case gets a specific error (what, where, what was
 expected) or a loud warning, and nothing is written."""
 
-import copy
 import gzip
 import inspect
 import warnings
@@ -13,8 +12,9 @@ import scipy.sparse as sp
 
 from lgb_risk import UCRO, BaselineStore, data, feval, metrics, risk, trec
 from lgb_risk.data import load_letor
-from lgb_risk.experiment.config import DEFAULTS
-from lgb_risk.experiment.runner import Subsets, learned_baseline_scorer, load_dataset
+from lgb_risk.experiment.config import validate
+from lgb_risk.experiment.protocol import Subsets, load_dataset
+from lgb_risk.experiment.protocol_baselines import learned_baseline_scorer
 from tests.test_cli import run_cli
 
 
@@ -95,8 +95,7 @@ def test_query_ids_reused_across_pooled_files(tmp_path):
     _write(fold / "train.txt", "1 qid:1 1:0.5\n0 qid:2 1:0.1\n")
     _write(fold / "vali.txt", "1 qid:3 1:0.5\n")
     _write(fold / "test.txt", "1 qid:2 1:0.5\n")
-    config = copy.deepcopy(DEFAULTS)
-    config["data"].update({"source": "letor", "path": str(tmp_path), "n_features": 1})
+    config = validate({"data": {"source": "letor", "path": str(tmp_path), "n_features": 1}})
     with pytest.raises(ValueError, match=r"query id 2 appears in both .*train.txt and "
                                          r".*test.txt"):
         load_dataset(config)

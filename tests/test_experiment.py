@@ -1,5 +1,6 @@
 """The experiment runner: validation before training, determinism, resume after SIGKILL."""
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -11,7 +12,9 @@ import pytest
 
 from lgb_risk.experiment.config import load_config, validate
 from lgb_risk.experiment.layout import Unit
-from lgb_risk.experiment.runner import fold_queries, make_objective, make_split, run_experiment
+from lgb_risk.experiment.protocol import fold_queries, make_split
+from lgb_risk.experiment.runner import run_experiment
+from lgb_risk.experiment.training import make_objective
 from lgb_risk.objectives import OBJECTIVES
 from tests.conftest import SHARED_DATA
 
@@ -107,7 +110,7 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ("[data]\nsource = 'letor'\npath = 'nowhere'\n", "does not exist"),
     ("[baselines]\nfeature = 99\n", "feature 99 is out of range; the data has features 1..20"),
-    ("[learners]\nLambdaMART = [0]\nUCRO = [-1]\n", "learners.UCRO: expected a value >= 0"),
+    ("[learners]\nLambdaMART = [0]\nUCRO = [-1]\n", "learners.UCRO: must be a number >= 0, got -1"),
     ("[learners]\nLambdaMART = [0]\nXRO = [1]\n", "learners.XRO: unknown learner; allowed: "
                                                   "LambdaMART, UCRO"),
     ("[data]\nqueries = 10\n", "the dataset has 10 queries; the split needs at least 13"),
@@ -129,7 +132,7 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
      "training.selection: expected one of 'ndcg', 'risk', 'last', got 'best'"),
     ("[training]\nselection = 'last'\n",
      "training.selection: 'last' keeps every tree.*set early_stopping = 0"),
-    ("[training]\nearly_stopping = -1\n", "training.early_stopping: expected a value >= 0"),
+    ("[training]\nearly_stopping = -1\n", "training.early_stopping: must be a whole number >= 0, got -1"),
 ])
 def test_bad_configuration_is_refused_before_training(tmp_path, text, message):
     out = tmp_path / "out"
@@ -141,10 +144,10 @@ def test_bad_configuration_is_refused_before_training(tmp_path, text, message):
 def test_shipped_configurations_are_valid():
     for name in ("demo.toml", "mq2008.toml", "mslr_web10k.toml"):
         config = load_config(ROOT / "experiments" / name)
-        assert "LambdaMART" in config["learners"]
+        assert "LambdaMART" in config.learners
     assert load_config(None) == load_config(ROOT / "experiments" / "demo.toml")
     mq = load_config(ROOT / "experiments" / "mq2008.toml")
-    assert Path(mq["data"]["path"]) == (SHARED_DATA / "mq2008").resolve()
+    assert Path(mq.data.path) == (SHARED_DATA / "mq2008").resolve()
 
 
 @pytest.mark.shared_data
@@ -157,8 +160,8 @@ def test_mq2008_experiment_reproduces_the_committed_results(tmp_path):
 
     shared_file("mq2008/Fold1/train.txt")
     config = load_config(ROOT / "experiments" / "mq2008.toml")
-    assert config["split"]["repeats"] == 5
-    config["split"]["repeats"] = 1
+    assert config.split.repeats == 5
+    config = dataclasses.replace(config, split=dataclasses.replace(config.split, repeats=1))
     run_experiment(config, tmp_path / "mq2008", jobs=2, stream=open(os.devnull, "w"))
     got = pd.read_csv(tmp_path / "mq2008" / "report.csv")
     committed = pd.read_csv(ROOT / "experiments" / "results" / "mq2008_one_split.csv")
@@ -238,10 +241,11 @@ def test_the_report_draws_its_figures_without_touching_the_callers_matplotlib(sm
     code = (
         "import json, sys, matplotlib\n"
         "matplotlib.use('svg')\n"
+        "from lgb_risk.experiment.config import validate\n"
         "from lgb_risk.experiment.report import write_report\n"
-        "write_report(json.loads(sys.argv[1]), sys.argv[2])\n"
+        "write_report(validate(json.loads(sys.argv[1])), sys.argv[2])\n"
         "print(matplotlib.get_backend(), 'matplotlib.pyplot' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code, json.dumps(config), str(out)],
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(config.to_dict()), str(out)],
                           capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["svg", "False"]
     for name in ("georisk_vs_alpha.png", "tr_tj_per_query.png"):
@@ -268,7 +272,7 @@ def test_objective_parameters_reach_every_learner_that_takes_them():
                       "se_update": "iteration", "delta": "exact", "sigmoid": 2.0}})
     stores = ("feature store", "learned store")
     built = {name: make_objective(Unit(0, name, 1.0), config, ["q1"], stores)
-             for name in config["learners"]}
+             for name in config.learners}
     assert all(obj.lambdarank_norm is False and obj.sigmoid == 2.0 for obj in built.values())
     assert not hasattr(built["LambdaMART"], "norm_includes_risk")
     assert built["UCRO"].norm_includes_risk and built["UCRO"].baseline == "feature store"
@@ -425,7 +429,7 @@ def test_repeats_average_each_query_over_the_repeats_that_tested_it(tmp_path):
     out = tmp_path / "out"
     run_experiment(config, out)
     first, second = RunFolder(out).repeats(config)
-    assert first.read_split()["seed"] == config["split"]["seed"]
+    assert first.read_split()["seed"] == config.split.seed
     assert second.read_split()["seed"] != first.read_split()["seed"]
     assert len(list((out / "repeat1" / "units").glob("*.csv"))) == 9
     results = collect_results(config, out)
@@ -570,7 +574,7 @@ def test_a_worker_reads_the_learned_baselines_written_after_its_first_units(tmp_
 
 
 def _units_config(selection, early_stopping=0, rounds=25):
-    config = load_config(None)
+    config = load_config(None).to_dict()
     config["data"].update(queries=90, mean_docs=15, features=8)
     config["split"]["folds"] = 3
     config["baselines"]["learned"] = ["ridge", "coordinate_ascent"]
@@ -588,7 +592,7 @@ def test_fixed_trees_and_risk_selection_follow_the_papers_protocol(tmp_path, lea
     import numpy as np
 
     from lgb_risk import metrics
-    from lgb_risk.experiment import runner
+    from lgb_risk.experiment import runner, training
     from lgb_risk.experiment.layout import RunFolder
     from tests.naive_objectives import georisk_row, risk_x, sample_sd
 
@@ -604,7 +608,7 @@ def test_fixed_trees_and_risk_selection_follow_the_papers_protocol(tmp_path, lea
     chosen = _units_config("risk")
     train_ids, valid_ids, _ = fold_queries(split, 0)
     subsets = runner.Subsets(data)
-    booster, _ = runner.train_booster(runner.make_objective(unit, chosen, train_ids, stores),
+    booster, _ = training.train_booster(make_objective(unit, chosen, train_ids, stores),
                                       subsets.take(train_ids), subsets.take(valid_ids), last)
     Xv, yv, gv = subsets.take(valid_ids)
     feature, learned = (store.align(valid_ids) for store in stores)
@@ -671,10 +675,10 @@ def test_data_from_the_command_line_replaces_the_configurations_before_validatio
     with pytest.raises(ValueError, match="data.queries"):
         load_config(synthetic)
     config = load_config(synthetic, data="letor_here")
-    assert config["data"]["source"] == "letor"
-    assert config["data"]["path"] == str(tmp_path / "letor_here")
+    assert config.data.source == "letor"
+    assert config.data.path == str(tmp_path / "letor_here")
     demo = load_config(None, data="x")
-    assert demo["data"]["source"] == "letor" and demo["data"]["path"] == str(tmp_path / "x")
+    assert demo.data.source == "letor" and demo.data.path == str(tmp_path / "x")
     wide = _config_file(tmp_path, SMALL.replace("features = 8", "features = 8\nn_features = 0"),
                         name="wide.toml")
     with pytest.raises(ValueError, match="data.n_features"):

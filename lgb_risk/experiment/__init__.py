@@ -1,14 +1,21 @@
 """The experiment application: the papers' protocol, resumable and parallel.
 
-Modules, imports pointing one way (runner → report → layout; the library never imports this
-package):
+Modules, imports pointing one way (runner → protocol_baselines → training → protocol →
+config; runner → report → layout; the library never imports this package):
 
 :mod:`~lgb_risk.experiment.config`
-    the TOML configuration and its validation;
+    the TOML configuration, validated into one frozen record per table;
 :mod:`~lgb_risk.experiment.layout`
     the run folder: every path of a run's output, and every reader and writer of it;
+:mod:`~lgb_risk.experiment.protocol`
+    the dataset, the seeded split and each fold's queries;
+:mod:`~lgb_risk.experiment.training`
+    one booster and one unit of work (fold, learner, α) as ``[training]`` says;
+:mod:`~lgb_risk.experiment.protocol_baselines`
+    the feature baseline and the learned baselines;
 :mod:`~lgb_risk.experiment.runner`
-    the stages (split, baselines, units) and :func:`run_experiment`;
+    the run's orchestration (stages, units here or on Dask, progress) and
+    :func:`run_experiment`;
 :mod:`~lgb_risk.experiment.report`
     the report's tables and figures;
 :mod:`~lgb_risk.experiment.synthetic`

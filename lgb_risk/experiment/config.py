@@ -1,6 +1,7 @@
 """Experiment configuration: TOML files under ``experiments/``, validated before any training.
 
-A configuration has these tables (every key optional unless marked; defaults in ``DEFAULTS``)::
+A configuration has these tables (every key optional unless marked; defaults in ``DEFAULTS``),
+validated into one frozen record per table (:class:`ExperimentConfig`)::
 
     name = "mq2008"                       # names the output folder
 
@@ -66,9 +67,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import sys
 from pathlib import Path
 
+from lgb_risk._validation import check_number
 from lgb_risk.objectives import OBJECTIVES
 
 if sys.version_info >= (3, 11):
@@ -99,38 +102,113 @@ LEARNED_BASELINES = ("lambdamart", "gbrt", "coordinate_ascent", "ridge")
 #: Values of [training] selection: which iteration's model a booster keeps.
 SELECTIONS = ("ndcg", "risk", "last")
 
-DEFAULTS = {
-    "name": "experiment",
-    "data": {"source": "synthetic", "path": None, "n_features": None, "queries": 300,
-             "mean_docs": 40.0, "features": 20, "seed": 0},
-    "evaluation": {"k": 10},
-    "split": {"seed": 2016, "heldout": 0.2, "folds": 5, "repeats": 1},
-    "baselines": {"feature": 1, "feature_name": "bm25", "learned": list(LEARNED_BASELINES)},
-    "learners": {"LambdaMART": [0.0]},
-    "training": {"rounds": 500, "early_stopping": 20, "selection": "ndcg", "num_threads": 1},
-    "objective": {},
-    "lightgbm": {},
-    "report": {"alpha": 5.0, "learner": None},
-}
+
+@dataclasses.dataclass(frozen=True)
+class DataConfig:
+    """``[data]``: LETOR files, or the built-in synthetic generator's size and shape."""
+
+    source: str = "synthetic"
+    path: str | None = None
+    n_features: int | None = None
+    queries: int = 300
+    mean_docs: float = 40.0
+    features: int = 20
+    seed: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class EvaluationConfig:
+    """``[evaluation]``: the NDCG@k of the risk state, of model selection and of the report."""
+
+    k: int = 10
+
+
+@dataclasses.dataclass(frozen=True)
+class SplitConfig:
+    """``[split]``: the protocol's seeded split ([GEO] §6.1)."""
+
+    seed: int = 2016
+    heldout: float = 0.2
+    folds: int = 5
+    repeats: int = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class BaselinesConfig:
+    """``[baselines]``: the feature baseline (1-based feature number) and the learned ones."""
+
+    feature: int = 1
+    feature_name: str = "bm25"
+    learned: tuple[str, ...] = LEARNED_BASELINES
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainingConfig:
+    """``[training]``: the protocol of every booster."""
+
+    rounds: int = 500
+    early_stopping: int = 20
+    selection: str = "ndcg"
+    num_threads: int = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportConfig:
+    """``[report]``: α of the report's risk columns and the learner of the TR/TJ figure."""
+
+    alpha: float = 5.0
+    learner: str | None = None
+
+
+_TABLES = {"data": DataConfig, "evaluation": EvaluationConfig, "split": SplitConfig,
+           "baselines": BaselinesConfig, "training": TrainingConfig, "report": ReportConfig}
+
+
+@dataclasses.dataclass(frozen=True)
+class ExperimentConfig:
+    """A validated configuration: one frozen record per TOML table (module docstring).
+
+    ``learners`` maps each learner to its α values; ``objective`` and ``lightgbm`` are the
+    tables as given (checked by :func:`validate`). Made by :func:`validate` or
+    :func:`load_config`; change a copy with :func:`dataclasses.replace` and validate it again
+    (``validate(config.to_dict())``).
+    """
+
+    name: str = "experiment"
+    data: DataConfig = DataConfig()
+    evaluation: EvaluationConfig = EvaluationConfig()
+    split: SplitConfig = SplitConfig()
+    baselines: BaselinesConfig = BaselinesConfig()
+    learners: dict = dataclasses.field(default_factory=lambda: {"LambdaMART": (0.0,)})
+    training: TrainingConfig = TrainingConfig()
+    objective: dict = dataclasses.field(default_factory=dict)
+    lightgbm: dict = dataclasses.field(default_factory=dict)
+    report: ReportConfig = ReportConfig()
+
+    def to_dict(self) -> dict:
+        """The configuration as plain TOML/JSON values (tuples as lists): what ``config.json``
+        records and :func:`validate` reads back."""
+        return json.loads(json.dumps(dataclasses.asdict(self)))
+
+
+#: Every key's default, as plain values (the tables of :class:`ExperimentConfig`).
+DEFAULTS = ExperimentConfig().to_dict()
 
 
 def _fail(where: str, message: str):
     raise ValueError(f"configuration: {where}: {message}")
 
 
-def _number(value, where, *, minimum=None, integer=False, maximum=None, strict_min=False):
-    ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
-    if isinstance(value, bool) or not ok_type:
-        _fail(where, f"expected {'a whole number' if integer else 'a number'}, got {value!r}")
-    if minimum is not None and (value <= minimum if strict_min else value < minimum):
-        _fail(where, f"expected a value {'>' if strict_min else '>='} {minimum}, got {value!r}")
-    if maximum is not None and value > maximum:
-        _fail(where, f"expected a value <= {maximum}, got {value!r}")
-    return value
+def _number(value, where, **bounds):
+    try:
+        return check_number(value, where, **bounds)
+    except ValueError as error:  # "where must be ...": said as the other keys' errors are
+        _fail(where, str(error).removeprefix(f"{where} "))
 
 
-def validate(raw: dict) -> dict:
-    """Merge ``raw`` over the defaults and check every key and value; return the result."""
+def validate(raw: dict) -> ExperimentConfig:
+    """Merge ``raw`` (a parsed TOML document) over the defaults and check every key and value;
+    return the typed configuration."""
     config = copy.deepcopy(DEFAULTS)
     for key, value in raw.items():
         if key not in DEFAULTS:
@@ -168,7 +246,7 @@ def validate(raw: dict) -> dict:
     _number(config["evaluation"]["k"], "evaluation.k", minimum=1, integer=True)
     split = config["split"]
     _number(split["seed"], "split.seed", minimum=0, integer=True)
-    _number(split["heldout"], "split.heldout", minimum=0, maximum=0.9, strict_min=True)
+    _number(split["heldout"], "split.heldout", minimum=0, maximum=0.9, above=True)
     _number(split["folds"], "split.folds", minimum=3, integer=True)
     _number(split["repeats"], "split.repeats", minimum=1, integer=True)
 
@@ -197,7 +275,7 @@ def validate(raw: dict) -> dict:
             _number(a, f"learners.{name}", minimum=0)
         if len(set(alphas)) != len(alphas):
             _fail(f"learners.{name}", f"α values repeat: {alphas!r}")
-        learners[name] = [float(a) for a in alphas]
+        learners[name] = tuple(float(a) for a in alphas)
     if "LambdaMART" not in learners:
         _fail("learners", "LambdaMART is needed: the report tests every learner against it")
     needs_learned = {name for name in learners
@@ -229,13 +307,17 @@ def validate(raw: dict) -> dict:
     if report["learner"] is not None and report["learner"] not in learners:
         _fail("report.learner", f"expected one of the configured learners "
                                 f"({', '.join(learners)}), got {report['learner']!r}")
-    return config
+    base["learned"] = tuple(learned)
+    return ExperimentConfig(
+        name=config["name"], learners=learners, objective=config["objective"],
+        lightgbm=config["lightgbm"],
+        **{table: record(**config[table]) for table, record in _TABLES.items()})
 
 
-def objective_parameters(config, learner: str) -> dict:
+def objective_parameters(config: ExperimentConfig, learner: str) -> dict:
     """The [objective] parameters that ``learner``'s class takes."""
     accepted = _parameters_of(OBJECTIVES[learner])
-    return {key: value for key, value in config["objective"].items() if key in accepted}
+    return {key: value for key, value in config.objective.items() if key in accepted}
 
 
 def _check_objective_parameters(table: dict, learners) -> None:
@@ -256,7 +338,7 @@ def _check_objective_parameters(table: dict, learners) -> None:
             _fail("objective", f"{exc} (for {name})")
 
 
-def load_config(path=None, *, data=None) -> dict:
+def load_config(path=None, *, data=None) -> ExperimentConfig:
     """Read and validate a TOML configuration; None gives the built-in demo configuration.
 
     ``data`` (the command line's ``--data``) replaces the configuration's data with LETOR files
@@ -284,6 +366,7 @@ def load_config(path=None, *, data=None) -> dict:
         raw = {**raw, "data": {**{k: v for k, v in table.items() if k in ("n_features", "seed")},
                                "source": "letor", "path": str(Path(data).resolve())}}
     config = validate(raw)
-    if config["data"]["path"] is not None:
-        config["data"]["path"] = str((folder / config["data"]["path"]).resolve())
-    return config
+    if config.data.path is None:
+        return config
+    return dataclasses.replace(config, data=dataclasses.replace(
+        config.data, path=str((folder / config.data.path).resolve())))

@@ -20,9 +20,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lgb_risk._io import TEMPORARY, atomic_write_text, read_exact_csv
 from lgb_risk.baselines import BaselineStore
+
+if TYPE_CHECKING:
+    from lgb_risk.experiment.config import ExperimentConfig
 
 __all__ = ["RunFolder", "Unit", "all_units"]
 
@@ -45,15 +49,16 @@ class Unit:
         return f"{where}fold {self.fold} {self.learner} α={self.alpha:g}"
 
 
-def all_units(config) -> list[Unit]:
+def all_units(config: ExperimentConfig) -> list[Unit]:
     """Every unit of a configuration: repeats × learners × their α × folds."""
-    return [Unit(fold, learner, alpha, repeat) for repeat in range(config["split"]["repeats"])
-            for learner, alphas in config["learners"].items()
-            for alpha in alphas for fold in range(config["split"]["folds"])]
+    return [Unit(fold, learner, alpha, repeat) for repeat in range(config.split.repeats)
+            for learner, alphas in config.learners.items()
+            for alpha in alphas for fold in range(config.split.folds)]
 
 
 def _extends(config: dict, recorded: dict) -> bool:
-    """Whether ``config`` is ``recorded`` with, at most, learners or α added."""
+    """Whether ``config`` is ``recorded`` with, at most, learners or α added (both as plain
+    values, :meth:`~lgb_risk.experiment.config.ExperimentConfig.to_dict`)."""
     if {k: v for k, v in config.items() if k != "learners"} != {
             k: v for k, v in recorded.items() if k != "learners"}:
         return False
@@ -77,9 +82,9 @@ class RunFolder:
         self.report_path = self.out / "report.md"
         self.report_csv_path = self.out / "report.csv"
 
-    def repeats(self, config) -> list[RunFolder]:
+    def repeats(self, config: ExperimentConfig) -> list[RunFolder]:
         """The folder of every repeat of the configuration (repeat 0 is this folder's top)."""
-        return [RunFolder(self.out, r) for r in range(config["split"]["repeats"])]
+        return [RunFolder(self.out, r) for r in range(config.split.repeats)]
 
     def prepare(self) -> None:
         """Create the folders; remove the temporary files this library's writes left when a run
@@ -99,7 +104,7 @@ class RunFolder:
             for stale in folder.glob(f".*{TEMPORARY}"):
                 stale.unlink()  # its unit or stage is redone
 
-    def keep_config(self, config) -> None:
+    def keep_config(self, config: ExperimentConfig) -> None:
         """Record the configuration; refuse a folder that holds a run of another one.
 
         A configuration that only adds learners or α to the recorded one continues its run
@@ -110,16 +115,18 @@ class RunFolder:
 
             recorded = json.loads(self.config_path.read_text())
             try:
-                recorded = validate(recorded)  # keys added since get their defaults
+                recorded = validate(recorded).to_dict()  # keys added since get their defaults
             except ValueError:
                 pass
-            if not _extends(config, recorded):
-                changed = sorted(k for k in set(config) | set(recorded)
-                                 if config.get(k) != recorded.get(k))
+            current = config.to_dict()
+            if not _extends(current, recorded):
+                changed = sorted(k for k in set(current) | set(recorded)
+                                 if current.get(k) != recorded.get(k))
                 raise ValueError(f"{self.out} holds a run with another configuration (it differs "
                                  f"in {', '.join(changed)}, beyond adding learners or α); choose "
                                  "another --out or remove that folder")
-        atomic_write_text(self.config_path, json.dumps(config, indent=1, sort_keys=True))
+        atomic_write_text(self.config_path, json.dumps(config.to_dict(), indent=1,
+                                                       sort_keys=True))
 
     def read_split(self) -> dict:
         return json.loads(self.split_path.read_text())

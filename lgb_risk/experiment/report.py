@@ -19,6 +19,7 @@ repeats from one split to another. Written as ``report.md`` and ``report.csv``; 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,9 @@ from lgb_risk import risk, significance
 from lgb_risk._io import atomic_write, atomic_write_text
 from lgb_risk.experiment.layout import RunFolder, all_units
 from lgb_risk.objectives import OBJECTIVES
+
+if TYPE_CHECKING:
+    from lgb_risk.experiment.config import ExperimentConfig
 
 __all__ = ["per_repeat_results", "collect_results", "tree_counts", "tested_counts",
            "per_repeat_baselines", "averaged_baselines", "loss_repeatability", "results_table",
@@ -42,7 +46,7 @@ def _averaged(per_repeat: list) -> pd.DataFrame:
     return stacked.groupby(level=0, sort=False).mean().loc[order]
 
 
-def per_repeat_results(config, out) -> list[pd.DataFrame]:
+def per_repeat_results(config: ExperimentConfig, out) -> list[pd.DataFrame]:
     """Per-query test NDCG of every (learner, α) in each repeat: rows = that repeat's main
     queries, columns = (learner, α)."""
     tables = []
@@ -64,13 +68,13 @@ def per_repeat_results(config, out) -> list[pd.DataFrame]:
     return tables
 
 
-def collect_results(config, out) -> pd.DataFrame:
+def collect_results(config: ExperimentConfig, out) -> pd.DataFrame:
     """Per-query test NDCG of every (learner, α), averaged over the repeats that tested the
     query: rows = queries, columns = (learner, α)."""
     return _averaged(per_repeat_results(config, out))
 
 
-def tree_counts(config, out) -> dict:
+def tree_counts(config: ExperimentConfig, out) -> dict:
     """Median number of trees of the models kept, over every fold and repeat, per (learner, α)."""
     trees = {}
     for folder in RunFolder(out).repeats(config):
@@ -81,13 +85,14 @@ def tree_counts(config, out) -> dict:
     return {key: float(np.median(values)) for key, values in trees.items()}
 
 
-def tested_counts(config, out) -> pd.Series:
+def tested_counts(config: ExperimentConfig, out) -> pd.Series:
     """How many repeats tested each query (its number of repeats as a main query)."""
     queries = [q for folder in RunFolder(out).repeats(config) for q in folder.main_queries()]
     return pd.Series(queries).value_counts(sort=False)
 
 
-def per_repeat_baselines(config, out) -> list[tuple[pd.DataFrame, pd.DataFrame | None]]:
+def per_repeat_baselines(config: ExperimentConfig,
+                         out) -> list[tuple[pd.DataFrame, pd.DataFrame | None]]:
     """Per repeat: per-query NDCG of the feature baseline (one column) and of the learned
     baselines (a column each, or None), rows = that repeat's main queries."""
     tables = []
@@ -100,7 +105,8 @@ def per_repeat_baselines(config, out) -> list[tuple[pd.DataFrame, pd.DataFrame |
     return tables
 
 
-def averaged_baselines(config, out, queries) -> tuple[np.ndarray, np.ndarray | None]:
+def averaged_baselines(config: ExperimentConfig, out,
+                       queries) -> tuple[np.ndarray, np.ndarray | None]:
     """Per-query NDCG of the feature baseline and (baselines × queries) of the learned ones,
     averaged over the repeats that tested each query, aligned to ``queries``."""
     per_repeat = per_repeat_baselines(config, out)
@@ -109,7 +115,7 @@ def averaged_baselines(config, out, queries) -> tuple[np.ndarray, np.ndarray | N
     return feature, (_averaged(learned).loc[queries].to_numpy().T if learned else None)
 
 
-def loss_repeatability(config, out) -> dict:
+def loss_repeatability(config: ExperimentConfig, out) -> dict:
     """How far a query's loss to the baselines repeats from one split to another.
 
     For plain LambdaMART in each repeat, every main query's loss max(0, M_b − M) to the feature
@@ -117,7 +123,7 @@ def loss_repeatability(config, out) -> dict:
     both tested. Returns, per baseline kind ("feature", "learned"), the pooled pairs (loss in
     the first repeat, loss in the second) and their Pearson r. Empty with one repeat.
     """
-    reference = ("LambdaMART", config["learners"]["LambdaMART"][0])
+    reference = ("LambdaMART", config.learners["LambdaMART"][0])
     losses = {"feature": [], "learned": []}
     for result, (feature, learned) in zip(per_repeat_results(config, out),
                                           per_repeat_baselines(config, out)):
@@ -158,7 +164,8 @@ def _record(row: dict, stem: str, test, same: bool) -> None:
     row[f"{stem}_detectable"] = test.detectable
 
 
-def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFrame:
+def results_table(config: ExperimentConfig, out,
+                  results: pd.DataFrame | None = None) -> pd.DataFrame:
     """The report's numbers, one row per learner and α (see the module docstring).
 
     ``results`` is :func:`collect_results`'s table, read here when not given.
@@ -166,9 +173,9 @@ def results_table(config, out, results: pd.DataFrame | None = None) -> pd.DataFr
     results = collect_results(config, out) if results is None else results
     feature, learned = averaged_baselines(config, out, list(results.index))
     trees = tree_counts(config, out)
-    alpha = config["report"]["alpha"]
-    prefix = config["baselines"]["feature_name"]  # the feature baseline's columns: PREFIX_reward
-    reference = results[("LambdaMART", config["learners"]["LambdaMART"][0])].to_numpy()
+    alpha = config.report.alpha
+    prefix = config.baselines.feature_name  # the feature baseline's columns: PREFIX_reward
+    reference = results[("LambdaMART", config.learners["LambdaMART"][0])].to_numpy()
     learned_mean = None if learned is None else learned.mean(axis=0)
 
     def compared(m):
@@ -233,19 +240,19 @@ def _markdown(frame: pd.DataFrame, columns: dict) -> str:
     return "\n".join(lines)
 
 
-def write_report(config, out) -> Path:
+def write_report(config: ExperimentConfig, out) -> Path:
     """Write report.md, report.csv and (with matplotlib) the figures; returns report.md's path."""
     folder = RunFolder(out)
     results = collect_results(config, out)
     table = results_table(config, out, results)
     atomic_write_text(folder.report_csv_path, table.to_csv(index=False, float_format="%.6f"))
-    k = config["evaluation"]["k"]
-    alpha = config["report"]["alpha"]
-    base = config["baselines"]["feature_name"]
+    k = config.evaluation.k
+    alpha = config.report.alpha
+    base = config.baselines.feature_name
     split = folder.read_split()
     queries = list(results.index)
     feature, learned = averaged_baselines(config, out, queries)
-    repeats = config["split"]["repeats"]
+    repeats = config.split.repeats
     if repeats == 1:
         tested = (f"{len(queries)} main queries (test parts of all folds), "
                   f"{len(split['heldout_train']) + len(split['heldout_valid'])} held out for the "
@@ -258,7 +265,7 @@ def write_report(config, out) -> Path:
                   "queries). Repeats per query: " + ", ".join(
                       f"{n} queries in {times}" for times, n in counts.items()) + ".")
     lines = [
-        f"# {config['name']}: risk-sensitive LambdaMART, {len(split['parts'])} folds",
+        f"# {config.name}: risk-sensitive LambdaMART, {len(split['parts'])} folds",
         "",
         f"{tested} NDCG@{k}. Risk measures at α = {alpha:g}.",
         "",
@@ -349,37 +356,37 @@ def _detectable_table(table: pd.DataFrame, base: str, n: int) -> str:
     return "\n".join(lines)
 
 
-def _settings(config) -> str:
+def _settings(config: ExperimentConfig) -> str:
     """The training settings, as the report states them."""
-    training = config["training"]
-    k = config["evaluation"]["k"]
+    training = config.training
+    k = config.evaluation.k
     selected = {"ndcg": f"validation NDCG@{k}",
                 "risk": ("validation value of the learner's own risk measure at its α "
                          f"(NDCG@{k} for LambdaMART)")}
-    if training["selection"] == "last":
-        protocol = f"{training['rounds']} trees, every tree kept"
-    elif training["early_stopping"]:
-        protocol = (f"at most {training['rounds']} trees, early stopping after "
-                    f"{training['early_stopping']} rounds without gain in "
-                    f"{selected[training['selection']]}")
+    if training.selection == "last":
+        protocol = f"{training.rounds} trees, every tree kept"
+    elif training.early_stopping:
+        protocol = (f"at most {training.rounds} trees, early stopping after "
+                    f"{training.early_stopping} rounds without gain in "
+                    f"{selected[training.selection]}")
     else:
-        protocol = (f"{training['rounds']} trees, the model kept at the iteration with the best "
-                    f"{selected[training['selection']]}")
+        protocol = (f"{training.rounds} trees, the model kept at the iteration with the best "
+                    f"{selected[training.selection]}")
     parts = [protocol, "the learned baselines trained the same way" + (
-                 f", selected on NDCG@{k}" if training["selection"] == "risk" else ""),
-             f"{training['num_threads']} thread(s) per unit",
+                 f", selected on NDCG@{k}" if training.selection == "risk" else ""),
+             f"{training.num_threads} thread(s) per unit",
              "LightGBM parameters: " + (", ".join(f"{key} = {value!r}" for key, value in
-                                                  config["lightgbm"].items()) or "its defaults"),
+                                                  config.lightgbm.items()) or "its defaults"),
              "objective parameters: " + (", ".join(f"{key} = {value!r}" for key, value in
-                                                   config["objective"].items())
+                                                   config.objective.items())
                                          or "the objectives' defaults"),
-             f"split seed {config['split']['seed']}, {config['split']['folds']} folds, "
-             f"{config['split']['heldout']:g} of the queries held out, "
-             f"{config['split']['repeats']} repeat(s)"]
+             f"split seed {config.split.seed}, {config.split.folds} folds, "
+             f"{config.split.heldout:g} of the queries held out, "
+             f"{config.split.repeats} repeat(s)"]
     return "; ".join(parts)
 
 
-def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame,
+def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, results: pd.DataFrame,
                    repeatability: dict) -> list[Path]:
     """GeoRisk against α per learner, per-query TR/TJ bars and, with repeats, the repeatability
     of per-query losses; none without matplotlib."""
@@ -389,8 +396,8 @@ def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame
         from matplotlib.figure import Figure
     except ImportError:
         return []
-    alpha = config["report"]["alpha"]
-    base = config["baselines"]["feature_name"]
+    alpha = config.report.alpha
+    base = config.baselines.feature_name
     paths = []
     column = "georisk" if "georisk" in table else "urisk"
     against = "the learned baselines" if column == "georisk" else base
@@ -416,15 +423,15 @@ def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame
     ax.set_ylim(middle - 0.6 * span, middle + 0.6 * span)
     ax.text(0.01, 0.01, f"values range over {high - low:.4f}", transform=ax.transAxes,
             fontsize=8, va="bottom")
-    ax.set_title(f"{config['name']}: {'GeoRisk' if column == 'georisk' else 'URisk'} of each "
+    ax.set_title(f"{config.name}: {'GeoRisk' if column == 'georisk' else 'URisk'} of each "
                  "learner by training α")
     ax.legend(fontsize=8)
     fig.tight_layout()
     paths.append(_save_figure(fig, out / "georisk_vs_alpha.png"))
 
-    learner = config["report"]["learner"] or next(
-        (n for n in reversed(list(config["learners"])) if n != "LambdaMART"), "LambdaMART")
-    key = (learner, max(config["learners"][learner]))
+    learner = config.report.learner or next(
+        (n for n in reversed(list(config.learners)) if n != "LambdaMART"), "LambdaMART")
+    key = (learner, max(config.learners[learner]))
     feature = averaged_baselines(config, out, list(results.index))[0]
     t = risk.trisk(results[key].to_numpy(), feature, alpha)
     order = np.argsort(t.tr)
@@ -463,8 +470,8 @@ def _write_figures(config, out: Path, table: pd.DataFrame, results: pd.DataFrame
             ax.set_xlabel(f"{described[kind]}, one repeat")
             ax.set_ylabel("the same query, another repeat")
             ax.set_title(f"{described[kind]}: r = {r:.2f}", fontsize=10)
-        fig.suptitle(f"{config['name']}: plain LambdaMART's per-query losses across splits "
-                     f"(NDCG@{config['evaluation']['k']})", fontsize=10)
+        fig.suptitle(f"{config.name}: plain LambdaMART's per-query losses across splits "
+                     f"(NDCG@{config.evaluation.k})", fontsize=10)
         fig.tight_layout()
         paths.append(_save_figure(fig, out / "loss_repeatability.png"))
     return paths

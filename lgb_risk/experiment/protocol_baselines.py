@@ -1,0 +1,120 @@
+"""The protocol's baselines, as per-query NDCG@k on the main queries ([GEO] §6.1): the
+feature baseline (BM25, one feature's ranking) and the learned baselines (LambdaMART, GBRT, a
+coordinate-ascent linear ranker, ridge regression) trained on the held-out queries.
+
+They are written as :class:`lgb_risk.baselines.BaselineStore` tables, which the units'
+objectives and the report read.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from lgb_risk import metrics
+from lgb_risk.baselines import BaselineStore
+from lgb_risk.experiment.config import ExperimentConfig
+from lgb_risk.experiment.protocol import Subsets
+from lgb_risk.experiment.training import train_booster
+
+__all__ = ["fit_coordinate_ascent", "learned_baseline_scorer", "feature_baseline",
+           "learned_baselines"]
+
+
+def fit_coordinate_ascent(X, y, group, k, *, rounds=3, steps=(0.05, 0.2, 0.5, 1.0, 2.0),
+                          convention=None):
+    """Linear ranker fitted by coordinate ascent on NDCG@k (Metzler & Croft 2007).
+
+    Features are standardised; the weights start from the single best feature and each feature's
+    weight is moved by ± each step while mean NDCG@k (under ``convention``, see
+    :mod:`lgb_risk.conventions`) improves, for at most ``rounds`` sweeps.
+    Returns a function scoring a feature matrix.
+    """
+    dense = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+    mean, std = dense.mean(axis=0), dense.std(axis=0)
+    std[std == 0] = 1.0
+    Z = (dense - mean) / std
+
+    def quality(scores):
+        return metrics.ndcg(y, scores, group, k, convention=convention).mean()
+
+    singles = [quality(Z[:, f]) for f in range(Z.shape[1])]
+    w = np.zeros(Z.shape[1])
+    w[int(np.argmax(singles))] = 1.0
+    scores = Z @ w
+    best = quality(scores)
+    for _ in range(rounds):
+        improved = False
+        for f in range(Z.shape[1]):
+            for step in (*steps, *(-s for s in steps)):
+                trial = scores + step * Z[:, f]
+                value = quality(trial)
+                if value > best + 1e-12:
+                    best, scores, improved = value, trial, True
+                    w[f] += step
+        if not improved:
+            break
+
+    def score(X_new):
+        dense_new = np.asarray(X_new.toarray() if sp.issparse(X_new) else X_new, dtype=np.float64)
+        return ((dense_new - mean) / std) @ w
+
+    return score
+
+
+def learned_baseline_scorer(name, subsets: Subsets, split: dict, config: ExperimentConfig):
+    """Train one learned baseline on the held-out queries; return its scoring function."""
+    X, y, g = train = subsets.take(split["heldout_train"])
+    valid = subsets.take(split["heldout_valid"])
+    if name in ("lambdamart", "gbrt"):
+        booster, trees = train_booster("lambdarank" if name == "lambdamart" else "regression",
+                                       train, valid, config)
+        return lambda X_new: booster.predict(X_new, num_iteration=trees)
+    missing = np.flatnonzero(np.isnan(X.data)) if sp.issparse(X) else np.flatnonzero(
+        np.isnan(np.asarray(X)).ravel())
+    if missing.size:
+        row = int(np.searchsorted(X.indptr, missing[0], side="right") - 1)
+        query = split["heldout_train"][int(np.searchsorted(np.cumsum(g), row, side="right"))]
+        raise ValueError(f"feature {int(X.indices[missing[0]]) + 1} of a document of query "
+                         f"{query} is NaN (a missing value): the {name} baseline needs complete "
+                         "features; fill them, or drop it from [baselines] learned")
+    if name == "coordinate_ascent":
+        return fit_coordinate_ascent(X, y, g, config.evaluation.k)
+    from sklearn.linear_model import Ridge
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    model = make_pipeline(StandardScaler(with_mean=not sp.issparse(X)), Ridge(alpha=1.0))
+    model.fit(X, y)
+    return model.predict
+
+
+def feature_baseline(subsets: Subsets, split: dict, config: ExperimentConfig) -> BaselineStore:
+    """Per-query NDCG@k of the feature baseline (BM25) on the main queries."""
+    main = [q for part in split["parts"] for q in part]
+    base = config.baselines
+    return BaselineStore.from_feature(*subsets.take(main), main, base.feature,
+                                      base.feature_name, k=config.evaluation.k)
+
+
+def learned_baselines(subsets: Subsets, split: dict, config: ExperimentConfig,
+                      stream=None) -> BaselineStore:
+    """Per-query NDCG@k on the main queries of each learned baseline, trained on the held-out
+    queries; a line per baseline trained on ``stream``."""
+    main = [q for part in split["parts"] for q in part]
+    X, y, g = subsets.take(main)
+    names = config.baselines.learned
+    columns = {}
+    for i, name in enumerate(names, start=1):
+        start = time.perf_counter()
+        columns[name] = metrics.ndcg(y, learned_baseline_scorer(name, subsets, split, config)(X),
+                                     g, config.evaluation.k)
+        if stream is not None:
+            print(f"  learned baseline {i}/{len(names)} {name} trained "
+                  f"({time.perf_counter() - start:.1f} s)", file=stream, flush=True)
+    return BaselineStore(pd.DataFrame(columns, index=main), "ndcg", config.evaluation.k,
+                         {name: {"source": "learned", "trained_on": "heldout"}
+                          for name in names})

@@ -1,0 +1,155 @@
+"""How the protocol trains one booster and one unit of work (fold, learner, α).
+
+``[training]`` decides the number of trees and the model kept (early stopping on validation
+NDCG@k, every tree, or the learner's own validation risk measure, as Jforests selects);
+``[objective]`` the objective's parameters; the unit's α and baselines come from the unit.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import lightgbm as lgb
+import numba
+import pandas as pd
+
+from lgb_risk import feval, metrics
+from lgb_risk.data import LetorData
+from lgb_risk.experiment.config import ExperimentConfig, objective_parameters
+from lgb_risk.experiment.layout import Unit
+from lgb_risk.experiment.protocol import Subsets, fold_queries, make_split, minimum_queries
+from lgb_risk.objectives import OBJECTIVES
+
+__all__ = ["train_booster", "needs_learned_baselines", "make_objective", "selection_feval",
+           "compute_unit", "unit_threads", "check_before_training"]
+
+
+def train_booster(objective, train, valid, config: ExperimentConfig,
+                  selection=None) -> tuple[lgb.Booster, int]:
+    """``lightgbm.train`` as the protocol runs it; returns the booster and its number of trees.
+
+    ``train`` and ``valid`` are ``(X, y, group)``. ``[training]``: at most ``rounds`` trees,
+    stopped after ``early_stopping`` rounds without gain on the validation set (0: all rounds),
+    the model kept at the iteration of the best validation value of ``selection`` (a ``feval``;
+    NDCG@k when None); with ``selection = "last"`` every tree is kept and ``valid`` is not used.
+    Deterministic for a given configuration.
+    """
+    training = config.training
+    params = {**config.lightgbm, "objective": objective, "metric": "None", "verbose": -1,
+              "num_threads": training.num_threads, "deterministic": True,
+              "seed": config.split.seed}
+    train_set = lgb.Dataset(*train[:2], group=train[2], params={"verbose": -1})
+    if training.selection == "last":
+        booster = lgb.train(params, train_set, training.rounds)
+        return booster, booster.current_iteration()
+    valid_set = lgb.Dataset(*valid[:2], group=valid[2], reference=train_set,
+                            params={"verbose": -1})
+    # Patience of `rounds`: LightGBM trains every round and keeps the best iteration.
+    patience = training.early_stopping or training.rounds
+    booster = lgb.train(
+        params, train_set, training.rounds, valid_sets=[valid_set],
+        feval=selection if selection is not None else feval.ndcg_feval(config.evaluation.k),
+        callbacks=[lgb.early_stopping(patience, verbose=False)])
+    return booster, booster.best_iteration
+
+
+def needs_learned_baselines(unit: Unit) -> bool:
+    """Whether the unit's learner takes the learned baselines (T*-FARO, GeoRisk)."""
+    return OBJECTIVES[unit.learner].baseline_parameter == "baselines"
+
+
+def make_objective(unit: Unit, config: ExperimentConfig, train_ids, stores):
+    """The unit's objective: [objective] parameters; one baseline (the feature baseline) or
+    several (the learned baselines) as the learner takes them."""
+    feature, learned = stores
+    cls = OBJECTIVES[unit.learner]
+    params = objective_parameters(config, unit.learner)
+    if cls.baseline_parameter is None:
+        return cls(**params)
+    store = learned if needs_learned_baselines(unit) else feature
+    return cls(alpha=unit.alpha, k=config.evaluation.k, query_ids=train_ids,
+               **{cls.baseline_parameter: store}, **params)
+
+
+def selection_feval(unit: Unit, config: ExperimentConfig, valid_ids, stores):
+    """The validation measure that selects the unit's model: NDCG@k; with ``[training]
+    selection = "risk"``, the learner's own risk measure (``risk_measure`` of its class) at the
+    unit's α against the validation queries' baselines, the one it trains against."""
+    k = config.evaluation.k
+    measure = OBJECTIVES[unit.learner].risk_measure
+    if config.training.selection != "risk" or measure is None:
+        return feval.ndcg_feval(k)
+    feature, learned = stores
+    store = learned if needs_learned_baselines(unit) else feature
+    return feval.risk_feval(store, query_ids=valid_ids, measure=measure, alpha=unit.alpha, k=k)
+
+
+def compute_unit(unit: Unit, config: ExperimentConfig, data: LetorData, split: dict,
+                 stores) -> pd.DataFrame:
+    """Train one unit; its per-query test NDCG@k and the number of trees kept (``query_id``,
+    ``ndcg``, ``best_iteration``)."""
+    subsets = Subsets(data)
+    train_ids, valid_ids, test_ids = fold_queries(split, unit.fold)
+    objective = make_objective(unit, config, train_ids, stores)
+    Xt, yt, gt = subsets.take(test_ids)
+    booster, trees = train_booster(objective, subsets.take(train_ids), subsets.take(valid_ids),
+                                   config, selection_feval(unit, config, valid_ids, stores))
+    scores = booster.predict(Xt, num_iteration=trees)
+    return pd.DataFrame({
+        "query_id": test_ids, "ndcg": metrics.ndcg(yt, scores, gt, config.evaluation.k),
+        "best_iteration": trees})
+
+
+@contextmanager
+def unit_threads(config: ExperimentConfig):
+    """Give the objectives' numba kernels the units' thread budget, ``training.num_threads``.
+
+    A unit uses that many threads in LightGBM and in the kernels alike, whatever ``--jobs`` is:
+    parallelism across units comes from processes. (Left to numba's default, each worker's
+    kernels start a pool over all cores, and on 2 cores two workers ran 5x slower.) The
+    driver's own training, the baselines, keeps to the same budget: it runs beside the workers,
+    and an idle OpenMP thread spinning between its many small kernel calls took 2 CPU seconds
+    from them.
+    """
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(numba.config.NUMBA_NUM_THREADS, config.training.num_threads))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def check_before_training(config: ExperimentConfig, data: LetorData) -> None:
+    """Refuse, before any training, what would fail later."""
+    n_features = data.X.shape[1]
+    feature = config.baselines.feature
+    if feature > n_features:
+        raise ValueError(f"configuration: baselines.feature: feature {feature} is out of range; "
+                         f"the data has features 1..{n_features}")
+    if data.query_ids.size < minimum_queries(config):
+        raise ValueError(f"the dataset has {data.query_ids.size} queries; the split needs at "
+                         f"least {minimum_queries(config)}")
+    check_lightgbm_parameters(config, data)
+
+
+def check_lightgbm_parameters(config: ExperimentConfig, data: LetorData) -> None:
+    """Let LightGBM judge the ``[lightgbm]`` parameters on a few queries, before any training;
+    refuse a ``min_data_in_leaf`` that leaves a fold's training part without a split."""
+    few = Subsets(data).take([str(q) for q in data.query_ids[:3]])
+    try:
+        lgb.train({**config.lightgbm, "objective": "lambdarank", "verbose": -1,
+                   "num_threads": 1}, lgb.Dataset(few[0], few[1], group=few[2]), 1)
+    except (lgb.basic.LightGBMError, ValueError, TypeError) as exc:
+        raise ValueError(f"configuration [lightgbm]: LightGBM refuses the parameters "
+                         f"{config.lightgbm}: {str(exc).strip()}") from None
+    min_leaf = config.lightgbm.get("min_data_in_leaf")
+    if min_leaf is not None:
+        split = make_split(data.query_ids, config)
+        sizes = dict(zip(map(str, data.query_ids), data.group.tolist()))
+        parts = [split["heldout_train"]] + [fold_queries(split, f)[0]
+                                            for f in range(config.split.folds)]
+        smallest = min(sum(sizes[q] for q in part) for part in parts)
+        if min_leaf * 2 > smallest:
+            raise ValueError(f"configuration [lightgbm] min_data_in_leaf = {min_leaf}: the "
+                             f"smallest training part has {smallest} documents, too few for "
+                             "even one split (each leaf needs min_data_in_leaf)")
