@@ -36,7 +36,6 @@ from lgb_risk.measures import Judged
 
 __all__ = ["metric_feval", "ndcg_feval", "risk_feval"]
 
-RISK_MEASURES = ("urisk", "trisk", "zrisk", "georisk")
 
 
 class _Feval:
@@ -140,6 +139,7 @@ def risk_feval(baselines, *, query_ids=None, measure="urisk", alpha=1.0, k=10, c
         The evaluated set's query ids in its order, to align a BaselineStore (by Dataset, like
         ``baselines``, when that is a mapping).
     measure : {"urisk", "trisk", "zrisk", "georisk"}
+        A name of :data:`lgb_risk.risk.RISK_MEASURES`:
         URisk/TRisk against one baseline, or against the per-query mean of several (T*Risk);
         ZRisk/GeoRisk of the model row within the model plus all baselines ([GEO] Eqs. 6-7).
         All are higher-is-better. TRisk is reported as 0 where undefined (every x_q equal).
@@ -164,7 +164,8 @@ def risk_feval(baselines, *, query_ids=None, measure="urisk", alpha=1.0, k=10, c
     >>> f([2, 0, 0, 1], [0.2, 0.1, 0.4, 0.3], None, [2, 2])  # y_true, y_pred, weight, group
     ('urisk@1[a=5]', -2.75, True)
     """
-    check_choice(measure, "measure", RISK_MEASURES)
+    check_choice(measure, "measure", risk.RISK_MEASURES)
+    against = risk.RISK_MEASURES[measure].against
     alpha = check_alpha(alpha)
     k = check_k(k)
     from lgb_risk.baselines import BaselineStore, aligned_baselines
@@ -202,15 +203,8 @@ def risk_feval(baselines, *, query_ids=None, measure="urisk", alpha=1.0, k=10, c
         return ndcg_at_k.compute(Judged(labels, preds, group), convention, label_gain=label_gain)
 
     def aggregate(model, dataset):
-        base = baselines_of(dataset, model.size)
-        if measure in ("zrisk", "georisk"):
-            matrix = np.vstack([model, base.T])
-            return (risk.zrisk if measure == "zrisk" else risk.georisk)(matrix, alpha)[0]
-        reference = base.mean(axis=1)
-        if measure == "urisk":
-            return risk.urisk(model, reference, alpha)
-        result = risk.trisk_if_defined(model, reference, alpha)
-        return 0.0 if result is None else result.trisk
+        value = float(against(model[None, :], baselines_of(dataset, model.size).T, alpha)[0])
+        return 0.0 if np.isnan(value) else value  # TRisk where undefined (every x_q equal)
 
     return _Feval(f"{measure}@{k}[a={alpha:g}]", per_query, aggregate,
                   by_dataset=isinstance(baselines, Mapping))

@@ -18,6 +18,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from lgb_risk._validation import check_alpha, check_choice
 __all__ = [
     "risk_deltas", "urisk", "trisk", "tstar_risk", "TRiskResult",
     "trisk_if_defined", "zscores", "zrisk", "georisk", "georisk_against", "downside_weighted",
+    "urisk_against", "trisk_against", "zrisk_against", "RiskMeasure", "RISK_MEASURES",
     "summary", "risk_table", "risk_rows",
 ]
 
@@ -306,6 +308,69 @@ def georisk_against(systems, baselines, alpha=1.0) -> np.ndarray:
     return _georisk(s, _zrisk(z, check_alpha(alpha)))
 
 
+def urisk_against(systems, baselines, alpha=1.0) -> np.ndarray:
+    """URisk of each system against the per-query mean of the baselines ([TR] Eq. 4; with one
+    baseline, :func:`urisk`).
+
+    >>> urisk_against([[0.5, 0.2, 0.9, 0.4]], [0.4, 0.3, 0.6, 0.4], alpha=1).round(4).tolist()
+    [0.05]
+    """
+    s, b = _aligned("raise", systems=systems, baselines=baselines)
+    return risk_deltas(s, b.mean(axis=0), alpha).mean(axis=1)
+
+
+def trisk_against(systems, baselines, alpha=1.0) -> np.ndarray:
+    """TRisk of each system against the per-query mean of the baselines ([TR] Eq. 10; T*Risk,
+    [GEO] Eq. 3, with several), NaN where it is undefined (fewer than 2 queries, or every x_q
+    equal). :func:`trisk` gives the inference too.
+
+    >>> trisk_against([[0.5, 0.2, 0.9, 0.4]], [0.4, 0.3, 0.6, 0.4], alpha=1).round(4).tolist()
+    [0.4804]
+    """
+    s, b = _aligned("raise", systems=systems, baselines=baselines)
+    return _t_statistics(risk_deltas(s, b.mean(axis=0), alpha))[0]
+
+
+def zrisk_against(systems, baselines, alpha=1.0) -> np.ndarray:
+    """ZRisk of each system within the matrix of that system and the baselines ([GEO] Eq. 6),
+    as :func:`georisk_against` scores GeoRisk.
+
+    >>> zrisk_against([[0.5, 0.2, 0.9]], [[0.4, 0.3, 0.6], [0.1, 0.2, 0.3]], 5).round(4).tolist()
+    [-1.1244]
+    """
+    s, b = _aligned("raise", systems=systems, baselines=baselines)
+    if np.any(s < 0) or np.any(b < 0):
+        raise ValueError("scores must be non-negative for ZRisk")
+    row_totals = s.sum(axis=1, keepdims=True)
+    z = _residuals(s, row_totals, s + b.sum(axis=0), row_totals + b.sum())
+    return _zrisk(z, check_alpha(alpha))
+
+
+class RiskMeasure(NamedTuple):
+    """One registered risk measure of systems against baselines: ``against(systems, baselines,
+    alpha)`` gives one value per system (systems × queries, baselines × queries; higher is
+    better for every measure)."""
+
+    name: str
+    label: str
+    summary: str
+    against: Callable[..., np.ndarray]
+
+
+#: The risk measures by name, read by :func:`lgb_risk.feval.risk_feval`, :func:`risk_rows` and
+#: the experiment report.
+RISK_MEASURES = {m.name: m for m in (
+    RiskMeasure("urisk", "URisk", "mean risk-weighted difference to the baselines' mean",
+                urisk_against),
+    RiskMeasure("trisk", "TRisk", "URisk over its standard error (T*Risk with several "
+                "baselines)", trisk_against),
+    RiskMeasure("zrisk", "ZRisk", "risk-weighted sum of the z-scores within the systems and "
+                "baselines", zrisk_against),
+    RiskMeasure("georisk", "GeoRisk", "geometric mean of effectiveness and Φ(ZRisk / c)",
+                georisk_against),
+)}
+
+
 SUMMARY_FIELDS = ("mean", "reward", "risk", "reward_risk", "wins", "losses", "wins_losses",
                   "loss_gt_20")
 
@@ -413,8 +478,6 @@ def risk_rows(matrix: np.ndarray, systems: list, alphas=(0.0, 1.0, 5.0, 10.0),
     own = np.array([system == baseline for system in systems])
     if baseline is not None:
         b = matrix[systems.index(baseline)]
-        pairs = np.stack([matrix, np.broadcast_to(b, matrix.shape)], axis=1)  # [system, baseline]
-        pair_z = _zscores(pairs)
     rows = []
     for alpha in alphas:
         alpha = check_alpha(alpha)
@@ -423,14 +486,14 @@ def risk_rows(matrix: np.ndarray, systems: list, alphas=(0.0, 1.0, 5.0, 10.0),
         tstar, _, _ = _t_statistics(risk_deltas(matrix, population_mean, alpha))
         columns = {"zrisk": z_all, "georisk": geo_all, "tstar_risk": tstar}
         if baseline is not None:
-            t, u, _ = _t_statistics(risk_deltas(matrix, b, alpha))
-            pair_zrisk = _zrisk(pair_z, alpha)
+            against = {name: RISK_MEASURES[name].against(matrix, b, alpha)
+                       for name in ("urisk", "trisk", "zrisk", "georisk")}
             columns.update({
-                "urisk": u, "trisk": t,
+                "urisk": against["urisk"], "trisk": against["trisk"],
                 "trisk_p": np.array([student_t_two_sided_p(v, n_queries - 1) if v == v
-                                     else np.nan for v in t.tolist()]),
-                "zrisk_baseline": pair_zrisk[:, 0],
-                "georisk_baseline": _georisk(pairs, pair_zrisk)[:, 0],
+                                     else np.nan for v in against["trisk"].tolist()]),
+                "zrisk_baseline": against["zrisk"],
+                "georisk_baseline": against["georisk"],
             })
             for name in ("urisk", "trisk", "trisk_p", "zrisk_baseline", "georisk_baseline"):
                 columns[name] = np.where(own, np.nan, columns[name])

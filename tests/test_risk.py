@@ -222,3 +222,28 @@ def test_tj_is_finite_where_the_jackknife_underflows():
         result = risk.trisk(x, np.zeros(5), 1.0)
     assert result.se_jackknife == 0 and result.se > 0
     assert np.all(np.isfinite(result.tj)) and result.tj[-1] < 0 <= result.tj[:-1].min()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("n_baselines", [1, 3])
+def test_the_risk_measure_registry_scores_each_system_against_the_baselines(seed, n_baselines):
+    """Every registered risk measure, system by system, against a hand-written loop: x_q and
+    its mean and t statistic against the baselines' mean; ZRisk and GeoRisk of the system's
+    row of [system; baselines] by the z-scores written out ([GEO] Eqs. 5-7)."""
+    rng = np.random.default_rng(seed)
+    systems, baselines, alpha = rng.uniform(0, 1, (4, 30)), rng.uniform(0, 1, (n_baselines, 30)), 3
+    assert set(risk.RISK_MEASURES) == {"urisk", "trisk", "zrisk", "georisk"}
+    for i, s in enumerate(systems):
+        mean_b = baselines.mean(axis=0)
+        x = np.array([d if d >= 0 else (1 + alpha) * d for d in s - mean_b])
+        matrix = np.vstack([s, baselines])
+        e = np.outer(matrix.sum(axis=1), matrix.sum(axis=0)) / matrix.sum()
+        z = (matrix[0] - e[0]) / np.sqrt(e[0])
+        zrisk = sum(v if v >= 0 else (1 + alpha) * v for v in z)
+        expected = {"urisk": x.mean(), "trisk": x.mean() / (x.std(ddof=1) / np.sqrt(x.size)),
+                    "zrisk": zrisk,
+                    "georisk": np.sqrt(s.mean() * stats.norm.cdf(zrisk / s.size))}
+        for name, measure in risk.RISK_MEASURES.items():
+            got = measure.against(systems, baselines, alpha)
+            assert got.shape == (4,)
+            assert got[i] == pytest.approx(expected[name], rel=1e-12), name

@@ -177,6 +177,8 @@ def results_table(config: ExperimentConfig, out,
     prefix = config.baselines.feature_name  # the feature baseline's columns: PREFIX_reward
     reference = results[("LambdaMART", config.learners["LambdaMART"][0])].to_numpy()
     learned_mean = None if learned is None else learned.mean(axis=0)
+    urisk_against = risk.RISK_MEASURES["urisk"].against  # the risk measures' registry
+    georisk_against = risk.RISK_MEASURES["georisk"].against
 
     def compared(m):
         """Per-query values of each tested quantity (by column stem) for the model with
@@ -203,13 +205,13 @@ def results_table(config: ExperimentConfig, out,
         for stem, quantity in tested.items():
             _record(row, stem, significance.paired_t_test(quantity, reference_values[stem]),
                     same)
-        row["urisk"] = risk.urisk(m, feature, alpha)
+        row["urisk"] = urisk_against(m, feature, alpha)[0]
         t = risk.trisk_if_defined(m, feature, alpha)
         row["trisk"], row["trisk_p"] = (np.nan, np.nan) if t is None else (t.trisk, t.p_value)
         if learned is not None:
-            row["georisk"] = risk.georisk_against(m, learned, alpha)[0]
+            row["georisk"] = georisk_against(m, learned, alpha)[0]
             _record(row, "georisk", significance.paired_randomisation_test(
-                lambda rows: risk.georisk_against(rows, learned, alpha), m, reference,
+                lambda rows: georisk_against(rows, learned, alpha), m, reference,
                 resamples=4000), same)
             row["tstar_urisk"] = float(tested["tstar_urisk"].mean())
             t_star = risk.trisk_if_defined(m, learned_mean, alpha)
