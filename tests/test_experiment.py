@@ -132,7 +132,8 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
      "training.selection: expected one of 'ndcg', 'risk', 'last', got 'best'"),
     ("[training]\nselection = 'last'\n",
      "training.selection: 'last' keeps every tree.*set early_stopping = 0"),
-    ("[training]\nearly_stopping = -1\n", "training.early_stopping: must be a whole number >= 0, got -1"),
+    ("[training]\nearly_stopping = -1\n",
+     "training.early_stopping: must be a whole number >= 0, got -1"),
 ])
 def test_bad_configuration_is_refused_before_training(tmp_path, text, message):
     out = tmp_path / "out"
