@@ -221,7 +221,9 @@ def _cmd_active(args) -> None:
     from lgb_risk import active
 
     pool, scores, scores2, P, doc_cost = _active_inputs(args)
-    options = {"measure": args.measure, "k": args.k, "scores2": scores2, "doc_cost": doc_cost}
+    options = {"measure": active.target_measure(args.measure, args.k,
+                                                convention=args.convention),
+               "scores2": scores2, "doc_cost": doc_cost}
     if args.simulate:
         frame = active.simulate(P, scores, pool.group, pool.y, args.budget,
                                 repetitions=args.repetitions, seed=args.seed, **options)
@@ -441,8 +443,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="kind of relevance model trained on --relevance-data")
     ac.add_argument("--grades", type=_positive_int, help="number of grades G (default: highest "
                     "label + 1)")
-    ac.add_argument("--measure", choices=("dcg", "err"), default="dcg",
-                    help="the measure to estimate (default dcg)")
+    ac.add_argument("--measure", default="dcg",
+                    help="the measure to estimate: dcg or err, with convention choices as in "
+                         "evaluate's --measures, e.g. 'dcg(label_gain=linear)' (default dcg)")
+    ac.add_argument("--convention", choices=list(CONVENTIONS),
+                    help="the measure's conventions (gain, discount, ties); default: the "
+                         "library's (exponential gain, log2 discount)")
     ac.add_argument("--k", type=_cutoff, default=10, help="cut-off, or 'all' (default 10)")
     ac.add_argument("--budget", nargs="+", type=_positive_float, required=True,
                     help="labelling budget(s) in mean-query costs")

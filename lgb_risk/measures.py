@@ -122,18 +122,21 @@ class MeasureSpec(NamedTuple):
             name += "(" + ", ".join(f"{key}={value}" for key, value in self.params) + ")"
         return name if self.k is None else f"{name}@{self.k}"
 
-    def compute(self, judged: Judged, convention=None, **overrides) -> np.ndarray:
-        """Per-query values on ``judged`` under ``convention`` (a name, a Convention or None),
-        with the measure's own choices and keyword overrides of single choices
-        (``empty="zero"``); an override that contradicts the measure's own choice is refused."""
+    def convention(self, convention=None, **overrides) -> Convention:
+        """``convention`` (a name, a Convention or None) with the measure's own choices and
+        keyword overrides of single choices (``empty="zero"``); an override that contradicts
+        the measure's own choice is refused."""
         choices = dict(self.params)
         clash = [key for key, value in overrides.items()
                  if value is not None and key in choices and choices[key] != value]
         if clash:
             raise ValueError(f"measure {self.text!r} sets {clash[0]}={choices[clash[0]]!r}, but "
                              f"{clash[0]}={overrides[clash[0]]!r} was also given")
-        return self.measure.compute(judged, self.k, resolve(convention,
-                                                            **{**overrides, **choices}))
+        return resolve(convention, **{**overrides, **choices})
+
+    def compute(self, judged: Judged, convention=None, **overrides) -> np.ndarray:
+        """Per-query values on ``judged`` under :meth:`convention` of the same arguments."""
+        return self.measure.compute(judged, self.k, self.convention(convention, **overrides))
 
 
 def _ndcg(j, k, conv):

@@ -12,6 +12,7 @@ from lgb_risk.active import (
     cross_moment,
     estimate,
     evaluate,
+    measure_values,
     metric_moments,
     predicted_mse_ratio,
     query_costs,
@@ -74,6 +75,49 @@ def test_moments_equal_exact_enumeration(measure, n_grades, sizes, k):
         start += size
         np.testing.assert_allclose([first[q], second[q], cross[q]], want, rtol=1e-12,
                                    atol=1e-14)
+
+
+def _dcg_written_out(labels, scores, k, gain, discount):
+    """DCG@k of one query by a loop: documents by score descending (ties in input order);
+    gain 2^l − 1 or l; discount 1/log2(r + 1), or LETOR's 1 at ranks 1 and 2 then 1/log2(r)."""
+    order = sorted((i for i, s in enumerate(scores) if not math.isnan(s)),
+                   key=lambda i: -scores[i])
+    total = 0.0
+    for rank, i in enumerate(order[:k] if k else order, start=1):
+        g = 2.0 ** labels[i] - 1 if gain == "exponential" else float(labels[i])
+        total += g / (math.log2(rank + 1) if discount == "log2" else max(1.0, math.log2(rank)))
+    return total
+
+
+@pytest.mark.parametrize("measure, convention, gain, discount", [
+    ("dcg(label_gain=linear)", None, "linear", "log2"),
+    ("dcg", "letor4", "exponential", "letor"),
+    ("dcg@3", "trec_eval", "linear", "log2"),
+])
+def test_moments_under_a_convention_equal_exact_enumeration(measure, convention, gain, discount):
+    """The measure from the registry, with a convention's gain and discount: E[L], E[L²] and
+    E[L1 L2] against the sum over every label vector of DCG written out in the test."""
+    rng = np.random.default_rng(7)
+    P, scores1, scores2, group = _random_pool(rng, [3, 5, 6], 3)
+    first, second = metric_moments(P, scores1, group, measure, k=3, convention=convention)
+    cross = cross_moment(P, scores1, scores2, group, measure, k=3, convention=convention)
+    start = 0
+    for q, size in enumerate(group):
+        rows = slice(start, start + size)
+        start += size
+        want = np.zeros(3)
+        for labels in itertools.product(range(3), repeat=size):
+            weight = math.prod(P[rows][d, y] for d, y in enumerate(labels))
+            a = _dcg_written_out(labels, scores1[rows].tolist(), 3, gain, discount)
+            b = _dcg_written_out(labels, scores2[rows].tolist(), 3, gain, discount)
+            want += weight * np.array([a, a * a, a * b])
+        np.testing.assert_allclose([first[q], second[q], cross[q]], want, rtol=1e-12)
+    labels = rng.integers(0, 3, group.sum())
+    realised = measure_values(labels, scores1, group, measure, k=3, convention=convention)
+    offsets = np.concatenate([[0], np.cumsum(group)])
+    np.testing.assert_allclose(realised, [
+        _dcg_written_out(labels[a:b].tolist(), scores1[a:b].tolist(), 3, gain, discount)
+        for a, b in zip(offsets[:-1], offsets[1:])], rtol=1e-12)
 
 
 @pytest.mark.parametrize("k", [None, 2])
@@ -248,6 +292,13 @@ def test_evaluate_on_a_pool_passive_and_active_compare():
      "max_label must be a whole number >= 2"),
     (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], ties="pessimistic"),
      "labels, which are unknown"),
+    (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "err", convention="sklearn"),
+     r"ties must be one of \['stable'\] for err .* got 'average'"),
+    (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "err@5"),
+     "measure 'err@5' has cut-off 5 but k=10: pass k=5"),
+    (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "dcg(label_gain=linear)",
+                            label_gain="exponential"),
+     "sets label_gain='linear', but label_gain='exponential' was also given"),
     (lambda: query_costs([2, 2], doc_cost=[1.0, 0.0, 1.0, 1.0]), r"doc_cost\[1\] is 0.0"),
     (lambda: sample_queries([0.5, 0.5], [2.0, 3.0], 1.0, np.random.default_rng()),
      "budget 1 is below the cheapest query's cost 2"),

@@ -56,6 +56,20 @@ def test_estimate_from_files_is_close_to_the_pool_value(pool):
     assert everything["exhausted"] and everything["estimate"] == pytest.approx(truth, abs=1e-6)
 
 
+def test_the_measure_and_convention_come_from_the_registry(pool, capsys):
+    """--measure takes the registry's grammar and --convention a tool's conventions: with a
+    budget that labels the whole pool the estimate is the pool's exact value under them."""
+    status, text = _run(pool["pool"], "--scores", pool["scores"], "--budget", "1000",
+                        "--measure", "dcg(label_gain=linear)", "--convention", "letor4")
+    assert status == 0
+    truth = metrics.dcg(pool["labels"], pool["X"][:, 0], pool["group"], 10, convention="letor4",
+                        label_gain="linear").mean()
+    assert pd.read_csv(io.StringIO(text))["estimate"].iloc[0] == pytest.approx(truth, abs=1e-6)
+    status = cli.main(["active", str(pool["pool"]), "--scores", str(pool["scores"]),
+                       "--budget", "5", "--measure", "ndcg"])
+    assert status != 0 and "IDCG depends on the unknown labels" in capsys.readouterr().err
+
+
 def test_simulation_reports_every_method_and_budget(pool, tmp_path):
     figure = tmp_path / "error.png"
     status, text = _run(pool["pool"], "--scores", pool["scores"], "--scores2", pool["run"],

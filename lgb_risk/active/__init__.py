@@ -9,7 +9,12 @@ based on graded relevance. Machine Learning 92(1):41-64, 2013.
   :func:`evaluate` is the one call.
 """
 
-from lgb_risk.active.moments import cross_moment, metric_moments
+from lgb_risk.active.moments import (
+    TargetMeasure,
+    cross_moment,
+    metric_moments,
+    target_measure,
+)
 from lgb_risk.active.relevance import calibrate_scores, relevance_probabilities, uniform_relevance
 from lgb_risk.active.sampling import (
     METHODS,
@@ -25,8 +30,9 @@ from lgb_risk.active.sampling import (
 )
 
 __all__ = [
-    "metric_moments", "cross_moment", "relevance_probabilities", "calibrate_scores",
-    "uniform_relevance", "query_costs", "sampling_distribution", "predicted_mse_ratio",
+    "target_measure", "TargetMeasure", "metric_moments", "cross_moment",
+    "relevance_probabilities", "calibrate_scores", "uniform_relevance", "query_costs",
+    "sampling_distribution", "predicted_mse_ratio",
     "sample_queries", "estimate", "evaluate", "ActiveEstimate", "measure_values", "simulate",
     "METHODS",
 ]

@@ -33,17 +33,127 @@ NDCG is not covered: its normaliser IDCG depends on the labels, so E[NDCG²] doe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numba as nb
 import numpy as np
 
+from lgb_risk import measures as registry
 from lgb_risk import metrics
 from lgb_risk._ranking import _argsort_segments
 from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
 from lgb_risk._validation import check_group, check_k
+from lgb_risk.conventions import Convention
 
-__all__ = ["metric_moments", "cross_moment", "check_probabilities", "MEASURES"]
+__all__ = ["metric_moments", "cross_moment", "check_probabilities", "target_measure",
+           "TargetMeasure", "MEASURES"]
 
+#: The measures of the registry whose moments are computed here ([AE] covers DCG and ERR).
 MEASURES = ("dcg", "err")
+
+
+@dataclass(frozen=True)
+class TargetMeasure:
+    """The measure active evaluation estimates, resolved once at the boundary by
+    :func:`target_measure`: a registry measure (DCG or ERR) with its cut-off, its convention
+    (gain, discount, ties) and, for ERR, y_max (None: the relevance model's highest grade)."""
+
+    spec: registry.MeasureSpec
+    convention: Convention
+    max_label: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.measure.name
+
+    @property
+    def k(self) -> int | None:
+        return self.spec.k
+
+    @property
+    def label(self) -> str:
+        return self.spec.label
+
+    def for_grades(self, n_grades: int) -> TargetMeasure:
+        """This measure for a relevance model of ``n_grades`` grades: ERR's y_max defaults to
+        G − 1 and must be at least that."""
+        if self.name != "err":
+            return self
+        top = n_grades - 1 if self.max_label is None else self.max_label
+        if top < n_grades - 1:
+            raise ValueError(f"max_label must be a whole number >= {n_grades - 1} (the highest "
+                             f"grade of P), got {self.max_label!r}")
+        return TargetMeasure(self.spec, self.convention, top)
+
+    def grade_values(self, n_grades: int) -> np.ndarray:
+        """Per grade: the value the kernels read (DCG's gain; ERR's stopping probability
+        (2^y − 1) / 2^y_max)."""
+        grades = np.arange(n_grades)
+        if self.name == "err":
+            return (np.exp2(grades) - 1.0) / 2.0 ** self.for_grades(n_grades).max_label
+        table = self.convention.label_gain
+        if not isinstance(table, str) and (np.ndim(table) != 1 or np.size(table) < n_grades
+                                           or not np.all(np.isfinite(table))):
+            raise ValueError(f"label_gain must hold a finite gain for each of the {n_grades} "
+                             f"grades, got {table!r}")
+        return metrics.gains(grades, table)
+
+    def values(self, labels, scores, group) -> np.ndarray:
+        """The realised measure of every query whose ranking holds documents (scores without
+        NaN), by the registry's formula."""
+        judged = registry.Judged(labels, scores, group,
+                                 max_label=4 if self.max_label is None else self.max_label)
+        if self.name == "err" and self.max_label is None:
+            raise ValueError("ERR needs max_label (the relevance model's highest grade)")
+        return self.spec.compute(judged, self.convention)
+
+
+def target_measure(measure="dcg", k=10, *, convention=None, label_gain=None, max_label=None,
+                   ties=None) -> TargetMeasure:
+    """The measure to estimate, from the measure registry (:mod:`lgb_risk.measures`).
+
+    ``measure`` is ``"dcg"`` or ``"err"``, with convention choices in ir_measures' grammar
+    (``"dcg(label_gain=linear)"``) and optionally the cut-off (``"err@10"``, which must then
+    equal ``k``); ``convention`` names a tool's conventions (:mod:`lgb_risk.conventions`), and
+    ``label_gain`` and ``ties`` override single choices. Of a convention, active evaluation
+    reads the gain, the discount and the tie rule: ``ties`` must be ``"stable"`` (or, for DCG,
+    ``"average"``), since the other rules depend on the unknown labels.
+
+    >>> target = target_measure("dcg(label_gain=linear)", k=5)
+    >>> target.label, target.grade_values(3).tolist()
+    ('DCG(label_gain=linear)@5', [0.0, 1.0, 2.0])
+    """
+    if isinstance(measure, TargetMeasure):
+        return measure
+    spec = registry.parse(measure)
+    name = spec.measure.name
+    if name == "ndcg":
+        raise ValueError("measure='ndcg' is not supported: IDCG depends on the unknown labels, "
+                         "so E[NDCG²] does not factorise ([AE] covers DCG and ERR); use 'dcg' "
+                         "or 'err'")
+    if name not in MEASURES:
+        raise ValueError(f"measure must be one of {list(MEASURES)} (with options, e.g. "
+                         f"'dcg(label_gain=linear)'), got {measure!r}")
+    k = check_k(k)
+    if spec.k is not None and spec.k != k:
+        raise ValueError(f"measure {measure!r} has cut-off {spec.k} but k={k!r}: pass "
+                         f"k={spec.k}, or the measure without @K")
+    if name == "dcg" and max_label is not None:
+        raise ValueError("max_label is an ERR option; DCG takes label_gain")
+    if name == "err" and label_gain is not None:
+        raise ValueError("label_gain is a DCG option; ERR's stopping probability is "
+                         "(2^y - 1) / 2^max_label")
+    if max_label is not None and (isinstance(max_label, bool)
+                                  or not isinstance(max_label, (int, np.integer))):
+        raise ValueError(f"max_label must be a whole number, got {max_label!r}")
+    conv = spec.convention(convention, label_gain=label_gain, ties=ties)
+    allowed = ("stable", "average") if name == "dcg" else ("stable",)
+    if conv.ties not in allowed:
+        raise ValueError(f"ties must be one of {list(allowed)} for {name} in active "
+                         f"evaluation, got {conv.ties!r}: the pessimistic and optimistic rules "
+                         "depend on the labels, which are unknown before labelling")
+    return TargetMeasure(spec._replace(k=k), conv,
+                         None if max_label is None else int(max_label))
 
 
 def check_probabilities(P, n_docs: int | None = None) -> np.ndarray:
@@ -76,34 +186,6 @@ def check_probabilities(P, n_docs: int | None = None) -> np.ndarray:
     return probs / sums[:, None]
 
 
-def _grade_tables(measure, n_grades, k, label_gain, max_label):
-    """Per grade: the value tables the kernels read, after checking the measure's options."""
-    if measure == "ndcg":
-        raise ValueError("measure='ndcg' is not supported: IDCG depends on the unknown labels, "
-                         "so E[NDCG²] does not factorise ([AE] covers DCG and ERR); use 'dcg' "
-                         "or 'err'")
-    if measure not in MEASURES:
-        raise ValueError(f"measure must be one of {list(MEASURES)}, got {measure!r}")
-    if measure == "dcg":
-        if max_label is not None:
-            raise ValueError("max_label is an ERR option; DCG takes label_gain")
-        if label_gain is None:
-            return np.exp2(np.arange(n_grades)) - 1.0
-        table = np.asarray(label_gain, dtype=np.float64)
-        if table.ndim != 1 or table.size < n_grades or not np.all(np.isfinite(table)):
-            raise ValueError(f"label_gain must hold a finite gain for each of the {n_grades} "
-                             f"grades, got {label_gain!r}")
-        return table[:n_grades]
-    if label_gain is not None:
-        raise ValueError("label_gain is a DCG option; ERR's stopping probability is "
-                         "(2^y - 1) / 2^max_label")
-    top = n_grades - 1 if max_label is None else max_label
-    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < n_grades - 1:
-        raise ValueError(f"max_label must be a whole number >= {n_grades - 1} (the highest "
-                         f"grade of P), got {max_label!r}")
-    return (np.exp2(np.arange(n_grades)) - 1.0) / 2.0 ** top
-
-
 def _ranked(scores, offsets):
     """Flat order by score descending within queries (NaN last) and ranked count per query."""
     key = np.where(np.isnan(scores), np.inf, -scores)
@@ -112,7 +194,7 @@ def _ranked(scores, offsets):
     return order, ranked
 
 
-def _prepare(P, scores, group, measure, k, label_gain, max_label, ties, name="scores"):
+def _prepare(P, scores, group, target: TargetMeasure, name="scores"):
     probs = check_probabilities(P)
     s = np.asarray(scores, dtype=np.float64)
     if s.shape != (probs.shape[0],):
@@ -123,19 +205,13 @@ def _prepare(P, scores, group, measure, k, label_gain, max_label, ties, name="sc
     if bad.size:
         raise ValueError(f"{name}[{int(bad[0])}] is {float(s[bad[0]])}: scores must be finite, "
                          "or NaN for a document the ranking does not hold")
-    allowed = ("stable", "average") if measure == "dcg" else ("stable",)
-    if ties not in allowed:
-        raise ValueError(f"ties must be one of {list(allowed)} for {measure} in active "
-                         f"evaluation, got {ties!r}: the pessimistic and optimistic rules depend "
-                         "on the labels, which are unknown before labelling")
-    k = check_k(k)
-    table = _grade_tables(measure, probs.shape[1], k, label_gain, max_label)
-    return probs, s, g, k, table
+    return probs, s, g, target.grade_values(probs.shape[1])
 
 
-def discount_weights(scores, group, k, ties="stable"):
-    """Per document: its DCG@k discount in the ranking (tie-block mean with ``"average"``), 0
-    beyond k or where the ranking does not hold it (score NaN). ``group`` must be validated.
+def discount_weights(scores, group, k, ties="stable", discount="log2"):
+    """Per document: its DCG@k discount in the ranking (``discount`` as
+    :mod:`lgb_risk.conventions` names it; tie-block mean with ``"average"``), 0 beyond k or
+    where the ranking does not hold it (score NaN). ``group`` must be validated.
 
     Its non-zero entries are the documents whose labels L depends on: those to label.
     """
@@ -150,14 +226,14 @@ def discount_weights(scores, group, k, ties="stable"):
     order = _argsort_segments(-held_scores, -held_scores, False, offsets_from_group(held_group))
     positions = positions_in_query(held_group)
     if ties == "average":
-        discount = metrics._average_discount(held_scores[order], positions, held_group, k,
-                                             "log2")
+        weight = metrics._average_discount(held_scores[order], positions, held_group, k,
+                                           discount)
     else:
         cutoff = int(held_group.max()) if k is None else k
-        discount = np.where(positions < cutoff,
-                            metrics._discounts(int(held_group.max()))[positions], 0.0)
+        weight = np.where(positions < cutoff,
+                          metrics._discounts(int(held_group.max()), discount)[positions], 0.0)
     in_ranking = np.empty(held_scores.size)
-    in_ranking[order] = discount
+    in_ranking[order] = weight
     weights[held] = in_ranking
     return weights
 
@@ -198,8 +274,8 @@ def _err_moments_kernel(probs, order, offsets, ranked, width, table):
     return first, second
 
 
-def metric_moments(P, scores, group, measure="dcg", k=10, *, label_gain=None, max_label=None,
-                   ties="stable"):
+def metric_moments(P, scores, group, measure="dcg", k=10, *, convention=None, label_gain=None,
+                   max_label=None, ties=None):
     """E[L] and E[L²] of every query's DCG@k or ERR@k under the relevance model P ([AE] Thm 3).
 
     Parameters
@@ -211,15 +287,20 @@ def metric_moments(P, scores, group, measure="dcg", k=10, *, label_gain=None, ma
         The ranker's scores; NaN for a document the ranking does not hold.
     group : array-like of int
         Query sizes.
-    measure : {"dcg", "err"}
+    measure : str, default "dcg"
+        ``"dcg"`` or ``"err"`` from the measure registry, with convention choices in
+        ir_measures' grammar (``"dcg(label_gain=linear)"``); see :func:`target_measure`.
     k : int or None, default 10
         Cut-off; None for the whole list.
-    label_gain : sequence of float, optional
+    convention : str, optional
+        A tool's conventions (:mod:`lgb_risk.conventions`): its gain, discount and tie rule.
+    label_gain : sequence of float or str, optional
         DCG's gain per grade (default ``2**y - 1``), as :func:`lgb_risk.metrics.dcg`.
     max_label : int, optional
         ERR's y_max (default G − 1), as :func:`lgb_risk.metrics.err`.
-    ties : {"stable", "average"}
-        Equal scores keep their input order; or, for DCG, share their block's mean discount.
+    ties : {"stable", "average"}, optional
+        Equal scores keep their input order (the default); or, for DCG, share their block's
+        mean discount.
 
     Returns
     -------
@@ -234,17 +315,28 @@ def metric_moments(P, scores, group, measure="dcg", k=10, *, label_gain=None, ma
     >>> round(float(first[0]), 4), round(float(second[0] - first[0] ** 2), 4)  # mean, variance
     (1.0, 0.25)
     """
-    probs, s, g, k, table = _prepare(P, scores, group, measure, k, label_gain, max_label, ties)
-    if measure == "dcg":
-        query = query_of_document(g)
-        weights = discount_weights(s, g, k, ties)
-        mean, variance = _grade_mean_variance(probs, table)
-        first = np.bincount(query, weights=weights * mean, minlength=g.size)
-        return first, first * first + np.bincount(query, weights=weights ** 2 * variance,
-                                                  minlength=g.size)
+    target = target_measure(measure, k, convention=convention, label_gain=label_gain,
+                            max_label=max_label, ties=ties)
+    probs, s, g, table = _prepare(P, scores, group, target)
+    return _MOMENTS[target.name](probs, s, g, target, table)
+
+
+def _dcg_moments(probs, s, g, target, table):
+    """DCG: E[DCG] = Σ_i d_i μ_i, E[DCG²] = E[DCG]² + Σ_i d_i² Var_i (module docstring)."""
+    query = query_of_document(g)
+    weights = discount_weights(s, g, target.k, target.convention.ties,
+                               target.convention.discount)
+    mean, variance = _grade_mean_variance(probs, table)
+    first = np.bincount(query, weights=weights * mean, minlength=g.size)
+    return first, first * first + np.bincount(query, weights=weights ** 2 * variance,
+                                              minlength=g.size)
+
+
+def _err_moments(probs, s, g, target, table):
+    """ERR: the backward recursion over the ranking (module docstring)."""
     offsets = offsets_from_group(g)
     order, ranked = _ranked(s, offsets)
-    return _err_moments_kernel(probs, order, offsets, ranked, _width(g, k), table)
+    return _err_moments_kernel(probs, order, offsets, ranked, _width(g, target.k), table)
 
 
 def _width(group, k) -> int:
@@ -313,8 +405,8 @@ def _err_cross_kernel(probs, order1, order2, offsets, ranked1, ranked2, width, t
     return out
 
 
-def cross_moment(P, scores1, scores2, group, measure="dcg", k=10, *, label_gain=None,
-                 max_label=None, ties="stable"):
+def cross_moment(P, scores1, scores2, group, measure="dcg", k=10, *, convention=None,
+                 label_gain=None, max_label=None, ties=None):
     """E[L1 · L2] of every query for two rankings of its documents ([AE] Eq. 17's moments).
 
     With :func:`metric_moments`, E[(L1 − L2)²] = E[L1²] + E[L2²] − 2 E[L1 L2]. The rankings may
@@ -329,18 +421,34 @@ def cross_moment(P, scores1, scores2, group, measure="dcg", k=10, *, label_gain=
     >>> bool(np.isclose(same[0], metric_moments(P, [3.0, 2.0, 1.0], [3], "err", k=None)[1][0]))
     True
     """
-    probs, s1, g, k, table = _prepare(P, scores1, group, measure, k, label_gain, max_label,
-                                      ties, "scores1")
-    s2 = _prepare(probs, scores2, group, measure, k, label_gain, max_label, ties, "scores2")[1]
-    if measure == "dcg":
-        query = query_of_document(g)
-        w1, w2 = discount_weights(s1, g, k, ties), discount_weights(s2, g, k, ties)
-        mean, variance = _grade_mean_variance(probs, table)
-        return (np.bincount(query, weights=w1 * mean, minlength=g.size)
-                * np.bincount(query, weights=w2 * mean, minlength=g.size)
-                + np.bincount(query, weights=w1 * w2 * variance, minlength=g.size))
+    target = target_measure(measure, k, convention=convention, label_gain=label_gain,
+                            max_label=max_label, ties=ties)
+    probs, s1, g, table = _prepare(P, scores1, group, target, "scores1")
+    s2 = _prepare(probs, scores2, group, target, "scores2")[1]
+    return _CROSS_MOMENTS[target.name](probs, s1, s2, g, target, table)
+
+
+def _dcg_cross_moment(probs, s1, s2, g, target, table):
+    """DCG: (Σ_z w1_z μ_z)(Σ_z w2_z μ_z) + Σ_z w1_z w2_z Var_z (module docstring)."""
+    query = query_of_document(g)
+    conv = target.convention
+    w1 = discount_weights(s1, g, target.k, conv.ties, conv.discount)
+    w2 = discount_weights(s2, g, target.k, conv.ties, conv.discount)
+    mean, variance = _grade_mean_variance(probs, table)
+    return (np.bincount(query, weights=w1 * mean, minlength=g.size)
+            * np.bincount(query, weights=w2 * mean, minlength=g.size)
+            + np.bincount(query, weights=w1 * w2 * variance, minlength=g.size))
+
+
+def _err_cross_moment(probs, s1, s2, g, target, table):
+    """ERR: the double sum over the two lists' positions (module docstring)."""
     offsets = offsets_from_group(g)
     order1, ranked1 = _ranked(s1, offsets)
     order2, ranked2 = _ranked(s2, offsets)
-    return _err_cross_kernel(probs, order1, order2, offsets, ranked1, ranked2, _width(g, k),
-                             table)
+    return _err_cross_kernel(probs, order1, order2, offsets, ranked1, ranked2,
+                             _width(g, target.k), table)
+
+
+#: Each measure's moments: E[L], E[L²] of one ranking, and E[L1 L2] of two.
+_MOMENTS = {"dcg": _dcg_moments, "err": _err_moments}
+_CROSS_MOMENTS = {"dcg": _dcg_cross_moment, "err": _err_cross_moment}

@@ -39,7 +39,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lgb_risk import metrics
 from lgb_risk._segments import offsets_from_group, query_of_document
 from lgb_risk._validation import check_group, check_k
 from lgb_risk.active.moments import (
@@ -47,6 +46,7 @@ from lgb_risk.active.moments import (
     cross_moment,
     discount_weights,
     metric_moments,
+    target_measure,
 )
 from lgb_risk.active.relevance import uniform_relevance
 
@@ -133,7 +133,8 @@ def predicted_mse_ratio(v, cost) -> float:
 
 
 def sampling_distribution(P, scores, group, cost, measure="dcg", k=10, *, scores2=None,
-                          uniform_mix=0.0, label_gain=None, max_label=None, ties="stable"):
+                          uniform_mix=0.0, convention=None, label_gain=None, max_label=None,
+                          ties=None):
     """The cost-optimal sampling distribution q* over the pool's queries ([AE] Eqs. 16, 17).
 
     q*(x) ∝ sqrt(v(x) / λ(x)), v(x) = E_θ[(L − R_θ)² | x] (one ranker) or E_θ[(δ − Δ_θ)² | x]
@@ -155,9 +156,9 @@ def sampling_distribution(P, scores, group, cost, measure="dcg", k=10, *, scores
     ([0.5676, 0.4324], 0.6815)
     """
     lam = np.asarray(cost, dtype=np.float64)
-    options = {"measure": measure, "k": k, "label_gain": label_gain, "max_label": max_label,
-               "ties": ties}
-    first, second = metric_moments(P, scores, group, **options)
+    target = target_measure(measure, k, convention=convention, label_gain=label_gain,
+                            max_label=max_label, ties=ties)
+    first, second = metric_moments(P, scores, group, target)
     if lam.shape != first.shape:
         raise ValueError(f"cost must have one value per query ({first.size}), got shape "
                          f"{lam.shape}")
@@ -166,8 +167,8 @@ def sampling_distribution(P, scores, group, cost, measure="dcg", k=10, *, scores
     if not 0.0 <= uniform_mix < 1.0:
         raise ValueError(f"uniform_mix must be in [0, 1), got {uniform_mix!r}")
     if scores2 is not None:
-        first2, second2 = metric_moments(P, scores2, group, **options)
-        cross = cross_moment(P, scores, scores2, group, **options)
+        first2, second2 = metric_moments(P, scores2, group, target)
+        cross = cross_moment(P, scores, scores2, group, target)
         first, second = first - first2, second + second2 - 2.0 * cross
     drawn = lam > 0
     if not drawn.any():
@@ -276,12 +277,13 @@ class ActiveEstimate:
     predicted_mse_ratio: float  # active against passive at equal budget (1 for passive)
 
 
-def measure_values(labels, scores, group, measure="dcg", k=10, *, label_gain=None,
-                   max_label=None, ties="stable"):
+def measure_values(labels, scores, group, measure="dcg", k=10, *, convention=None,
+                   label_gain=None, max_label=None, ties=None):
     """L of every query on the documents its ranking holds (score not NaN; 0 if none).
 
     The realised counterpart of :func:`~lgb_risk.active.metric_moments`' E[L]: the same
-    measure, cut-off, gains and ties, computed by :mod:`lgb_risk.metrics`.
+    measure, cut-off, gains, discount and ties (:func:`~lgb_risk.active.target_measure`),
+    computed by the measure registry's formula.
 
     Examples
     --------
@@ -289,6 +291,8 @@ def measure_values(labels, scores, group, measure="dcg", k=10, *, label_gain=Non
     ...                k=2).tolist()
     [1.0, 1.0]
     """
+    target = target_measure(measure, k, convention=convention, label_gain=label_gain,
+                            max_label=max_label, ties=ties)
     y = np.asarray(labels)
     s = np.asarray(scores, dtype=np.float64)
     g = np.asarray(group, dtype=np.int64)
@@ -298,20 +302,13 @@ def measure_values(labels, scores, group, measure="dcg", k=10, *, label_gain=Non
     values = np.zeros(g.size)
     ranked = held_per_query > 0
     if ranked.any():
-        if measure == "dcg":
-            values[ranked] = metrics.dcg(y[held], s[held], held_per_query[ranked], k,
-                                         label_gain=label_gain, ties=ties)
-        else:
-            if max_label is None:
-                raise ValueError("ERR needs max_label (the relevance model's highest grade)")
-            values[ranked] = metrics.err(y[held], s[held], held_per_query[ranked], k,
-                                         max_label=max_label)
+        values[ranked] = target.values(y[held], s[held], held_per_query[ranked])
     return values
 
 
 def simulate(P, scores, group, labels, budgets, *, repetitions=1000, measure="dcg", k=10,
-             scores2=None, doc_cost=None, methods=METHODS, label_gain=None, max_label=None,
-             ties="stable", seed=None):
+             scores2=None, doc_cost=None, methods=METHODS, convention=None, label_gain=None,
+             max_label=None, ties=None, seed=None):
     """Error of each estimation method per budget on a pool whose labels are known.
 
     The pool value (R_D, or Δ_D with ``scores2``) is computed from ``labels``; each method samples
@@ -341,23 +338,22 @@ def simulate(P, scores, group, labels, budgets, *, repetitions=1000, measure="dc
     unknown = set(methods) - set(METHODS)
     if unknown:
         raise ValueError(f"unknown methods {sorted(unknown)}; allowed: {list(METHODS)}")
-    if measure == "err" and max_label is None:
-        max_label = probs.shape[1] - 1
-    options = {"measure": measure, "k": k, "label_gain": label_gain, "max_label": max_label,
-               "ties": ties}
-    truth_per_query = measure_values(labels, s1, g, **options)
+    target = target_measure(measure, k, convention=convention, label_gain=label_gain,
+                            max_label=max_label, ties=ties).for_grades(probs.shape[1])
+    truth_per_query = measure_values(labels, s1, g, target)
     if s2 is not None:
-        truth_per_query = truth_per_query - measure_values(labels, s2, g, **options)
+        truth_per_query = truth_per_query - measure_values(labels, s2, g, target)
     truth = float(truth_per_query.mean())
-    cost = query_costs(g, scores=s1, scores2=s2, k=k, doc_cost=doc_cost, ties=ties)
-    q_active, v, _ = sampling_distribution(probs, s1, g, cost, scores2=s2, **options)
+    cost = query_costs(g, scores=s1, scores2=s2, k=target.k, doc_cost=doc_cost,
+                       ties=target.convention.ties)
+    q_active, v, _ = sampling_distribution(probs, s1, g, cost, target, scores2=s2)
     distributions = {
         "passive": np.full(g.size, 1.0 / g.size),
         "active": q_active,
         "active uniD": sampling_distribution(uniform_relevance(*probs.shape), s1, g, cost,
-                                             scores2=s2, **options)[0],
-        "active uniC": sampling_distribution(probs, s1, g, np.ones_like(cost), scores2=s2,
-                                             **options)[0]}
+                                             target, scores2=s2)[0],
+        "active uniC": sampling_distribution(probs, s1, g, np.ones_like(cost), target,
+                                             scores2=s2)[0]}
     predicted = predicted_mse_ratio(v, cost)
     rng = np.random.default_rng(seed)
     rows = []
@@ -382,8 +378,8 @@ def simulate(P, scores, group, labels, budgets, *, repetitions=1000, measure="dc
 
 def evaluate(P, scores, group, oracle, budget, *, measure="dcg", k=10, scores2=None,
              query_ids=None, doc_cost=None, passive=False, costs_in_q=True, uniform_mix=0.0,
-             normalise=True, charge_repeats=False, max_draws=None, label_gain=None,
-             max_label=None, ties="stable", seed=None) -> ActiveEstimate:
+             normalise=True, charge_repeats=False, max_draws=None, convention=None,
+             label_gain=None, max_label=None, ties=None, seed=None) -> ActiveEstimate:
     """Estimate a ranker's mean DCG@k/ERR@k over an unlabelled pool, or the difference of two
     rankers, within a labelling budget ([AE]; see the module docstring).
 
@@ -400,7 +396,9 @@ def evaluate(P, scores, group, oracle, budget, *, measure="dcg", k=10, scores2=N
         document order); called once per labelled query.
     budget : float
         Labelling budget Λ in the costs' units (with the default costs: mean-query units).
-    measure : {"dcg", "err"}
+    measure : str, default "dcg"
+        ``"dcg"`` or ``"err"`` from the measure registry, with convention choices in
+        ir_measures' grammar (``"dcg(label_gain=linear)"``): :func:`target_measure`.
     k : int or None, default 10
     scores2 : array-like, optional
         A second ranker's scores: estimate the mean of L1 − L2.
@@ -414,9 +412,10 @@ def evaluate(P, scores, group, oracle, budget, *, measure="dcg", k=10, scores2=N
         False: q* computed as if every query cost the same ("active uniC"); costs still charged.
     uniform_mix, normalise, charge_repeats, max_draws
         See :func:`sampling_distribution`, :func:`estimate`, :func:`sample_queries`.
-    label_gain, max_label, ties
-        The measure's options, as :func:`lgb_risk.metrics.dcg` and :func:`~.metrics.err`
-        (``ties`` "stable", or "average" for DCG).
+    convention, label_gain, max_label, ties
+        The measure's convention (:mod:`lgb_risk.conventions`: gain, discount, ties) and
+        single overrides, as :func:`lgb_risk.metrics.dcg` and :func:`~.metrics.err`
+        (``ties`` "stable", or "average" for DCG; ``max_label`` defaults to G − 1 of P).
     seed : int or numpy Generator, optional
 
     Examples
@@ -430,6 +429,7 @@ def evaluate(P, scores, group, oracle, budget, *, measure="dcg", k=10, scores2=N
     >>> starts = np.concatenate([[0], np.cumsum(group)])
     >>> oracle = lambda q: labels[starts[q]:starts[q + 1]]
     >>> result = evaluate(P, scores, group, oracle, budget=40, seed=1)
+    >>> from lgb_risk import metrics
     >>> truth = metrics.dcg(labels, scores, group, 10).mean()
     >>> bool(abs(result.estimate - truth) < 4 * result.standard_error), result.n_labelled <= 40
     (True, True)
@@ -442,14 +442,13 @@ def evaluate(P, scores, group, oracle, budget, *, measure="dcg", k=10, scores2=N
     if ids.shape != (m,):
         raise ValueError(f"query_ids must have one id per query ({m}), got shape {ids.shape}")
     s2 = None if scores2 is None else np.asarray(scores2, dtype=np.float64)
-    cost = query_costs(g, scores=s1, scores2=s2, k=k, doc_cost=doc_cost, ties=ties)
-    if measure == "err" and max_label is None:
-        max_label = probs.shape[1] - 1
-    options = {"measure": measure, "k": k, "label_gain": label_gain, "max_label": max_label,
-               "ties": ties}
+    measured = target_measure(measure, k, convention=convention, label_gain=label_gain,
+                              max_label=max_label, ties=ties).for_grades(probs.shape[1])
+    cost = query_costs(g, scores=s1, scores2=s2, k=measured.k, doc_cost=doc_cost,
+                       ties=measured.convention.ties)
     q_star, v, target = sampling_distribution(
-        probs, s1, g, cost if costs_in_q else (cost > 0).astype(np.float64), scores2=s2,
-        uniform_mix=uniform_mix, **options)
+        probs, s1, g, cost if costs_in_q else (cost > 0).astype(np.float64), measured,
+        scores2=s2, uniform_mix=uniform_mix)
     drawable = cost > 0
     q = drawable / drawable.sum() if passive else q_star
     rng = np.random.default_rng(seed)
@@ -461,9 +460,9 @@ def evaluate(P, scores, group, oracle, budget, *, measure="dcg", k=10, scores2=N
     for x in labelled:
         y = _oracle_labels(oracle, ids[x], int(g[x]), n_grades)
         a, b = offsets[x], offsets[x + 1]
-        value[x] = measure_values(y, s1[a:b], [b - a], **options)[0]
+        value[x] = measure_values(y, s1[a:b], [b - a], measured)[0]
         if s2 is not None:
-            value[x] -= measure_values(y, s2[a:b], [b - a], **options)[0]
+            value[x] -= measure_values(y, s2[a:b], [b - a], measured)[0]
     share = drawable.sum() / m  # queries with nothing to label have L = 0
     exhausted = labelled.size == int((q > 0).sum())
     weights = 1.0 / (drawable.sum() * q[draws])
