@@ -1,7 +1,7 @@
 """Distributed risk-sensitive training: one worker against two on a local Dask cluster.
 
 MSLR-WEB10K-shaped synthetic data (documents per query log-normal around 120, 136 features,
-labels 0-4; the same generator as ``bench_objectives.py``), T-SARO against one baseline and
+labels 0-4; ``mslr_shaped.py``, the benchmarks' one generator), T-SARO against one baseline and
 GeoRisk against three, ``--rounds`` boosting rounds with ``lgb_risk.distributed.train`` on 1 and
 then 2 workers of one local cluster (one thread each). Prints, per run, the seconds per iteration
 (after the first) and the all-gathers' share of it (their time over iterations × seconds per
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_objectives import make_data  # noqa: E402
+from mslr_shaped import mslr_shaped  # noqa: E402
 
 from lgb_risk import TSARO, GeoRisk, distributed  # noqa: E402
 
@@ -34,7 +34,7 @@ def main() -> None:
     args = parser.parse_args()
     from distributed import Client, LocalCluster
 
-    X, y, group = make_data(args.queries)
+    X, y, group = mslr_shaped(args.queries)
     baselines = np.random.default_rng(1).uniform(0, 1, (group.size, 3))
     params = {"learning_rate": 0.1, "num_leaves": 31, "verbose": -1, "deterministic": True}
     print(f"{group.size} queries, {y.size} documents, 136 features, {args.rounds} rounds")

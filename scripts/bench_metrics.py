@@ -12,16 +12,15 @@ gdeval.pl is ``scripts/bench_cli.py``.
 import time
 
 import numpy as np
+from mslr_shaped import mslr_shaped  # scripts/, beside this file
 
 from lgb_risk import metrics
 
 
-def mslr_shaped(seed=0, n_queries=10_000):
-    rng = np.random.default_rng(seed)
-    group = np.clip(rng.lognormal(np.log(120), 0.6, n_queries).astype(int), 1, 1000)
-    n = int(group.sum())
-    labels = rng.choice(5, size=n, p=[0.52, 0.32, 0.13, 0.02, 0.01])
-    scores = labels + rng.normal(scale=2.0, size=n)
+def ranked_by_noisy_labels(seed=0, n_queries=10_000):
+    """MSLR-shaped queries and labels, scored by the label plus Gaussian noise."""
+    _, labels, group = mslr_shaped(n_queries, n_features=0, seed=seed)
+    scores = labels + np.random.default_rng(seed + 1).normal(scale=2.0, size=labels.size)
     return labels, scores, group
 
 
@@ -59,7 +58,7 @@ def best_of(fn, repeats=5):
 
 
 def main():
-    labels, scores, group = mslr_shaped()
+    labels, scores, group = ranked_by_noisy_labels()
     n = labels.size
     metrics.ndcg(labels[:1000], scores[:1000], [1000])  # compile the numba kernel first
     print(f"data: {group.size} queries, {n} documents (mean {n / group.size:.0f}, "

@@ -23,19 +23,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from mslr_shaped import BM25_COLUMN, mslr_shaped  # scripts/, beside this file
 
 from lgb_risk.objectives import OBJECTIVES
-
-
-def make_data(n_queries: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    group = np.clip(rng.lognormal(np.log(120), 0.6, n_queries).astype(np.int64), 1, 1000)
-    n = int(group.sum())
-    labels = rng.choice(5, size=n, p=[0.52, 0.32, 0.13, 0.02, 0.01])
-    X = rng.normal(size=(n, 136)).astype(np.float32)
-    X[:, :20] += labels[:, None] * rng.uniform(0.05, 0.4, 20).astype(np.float32)
-    X[:, 109] = labels + rng.normal(scale=1.5, size=n)  # feature 110: BM25-like
-    return X, labels, group
 
 
 def worker(name: str, data_dir: Path, rounds: int) -> dict:
@@ -46,7 +36,7 @@ def worker(name: str, data_dir: Path, rounds: int) -> dict:
     X = np.load(data_dir / "X.npy")
     labels = np.load(data_dir / "y.npy")
     group = np.load(data_dir / "group.npy")
-    bm25 = metrics.ndcg(labels, X[:, 109].astype(np.float64), group, 10)
+    bm25 = metrics.ndcg(labels, X[:, BM25_COLUMN].astype(np.float64), group, 10)
     others = np.clip(bm25[:, None] + np.random.default_rng(1).normal(0, 0.15, (group.size, 3)),
                      0, 1)
     if name == "native":
@@ -89,7 +79,7 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="lgb_risk_bench_") as tmp:
         data_dir = Path(tmp)
-        X, labels, group = make_data(args.queries)
+        X, labels, group = mslr_shaped(args.queries)
         np.save(data_dir / "X.npy", X)
         np.save(data_dir / "y.npy", labels)
         np.save(data_dir / "group.npy", group)
