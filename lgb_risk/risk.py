@@ -27,7 +27,8 @@ from lgb_risk._validation import check_alpha, check_choice
 
 __all__ = [
     "risk_deltas", "urisk", "trisk", "tstar_risk", "TRiskResult",
-    "trisk_if_defined", "zscores", "zrisk", "georisk", "georisk_against", "downside_weighted",
+    "trisk_if_defined", "loss_field", "zscores", "zrisk", "georisk", "georisk_against",
+    "downside_weighted",
     "urisk_against", "trisk_against", "zrisk_against", "RiskMeasure", "RISK_MEASURES",
     "summary", "risk_table", "risk_rows",
 ]
@@ -371,8 +372,16 @@ RISK_MEASURES = {m.name: m for m in (
 )}
 
 
-SUMMARY_FIELDS = ("mean", "reward", "risk", "reward_risk", "wins", "losses", "wins_losses",
-                  "loss_gt_20")
+def loss_field(loss_fraction: float = 0.2) -> str:
+    """The name of :func:`summary`'s count of large losses: ``loss_gt_20`` for losses of more
+    than 20% of the baseline (``loss_fraction=0.2``), ``loss_gt_12.5`` for 0.125.
+
+    >>> loss_field(0.2), loss_field(0.125)
+    ('loss_gt_20', 'loss_gt_12.5')
+    """
+    if not 0.0 < loss_fraction < 1.0:
+        raise ValueError(f"loss_fraction must be in (0, 1), got {loss_fraction!r}")
+    return f"loss_gt_{round(100 * loss_fraction, 6):g}"
 
 
 def _summary_one(s: np.ndarray, b: np.ndarray, loss_fraction: float) -> dict:
@@ -389,7 +398,7 @@ def _summary_one(s: np.ndarray, b: np.ndarray, loss_fraction: float) -> dict:
         "wins": wins,
         "losses": losses,
         "wins_losses": wins / losses if losses > 0 else (np.inf if wins > 0 else np.nan),
-        "loss_gt_20": int(np.sum((b > 0) & (s < (1.0 - loss_fraction) * b))),
+        loss_field(loss_fraction): int(np.sum((b > 0) & (s < (1.0 - loss_fraction) * b))),
     }
 
 
@@ -397,8 +406,9 @@ def summary(system, baselines, *, loss_fraction=0.2, nan_policy="raise"):
     """Risk-reward summary of a system against baselines ([GEO] Table 7; [TR] Table 3).
 
     Fields: ``mean`` (of the system), ``reward`` (FReward), ``risk`` (FRisk), ``reward_risk``,
-    ``wins`` (#δ > 0), ``losses`` (#δ < 0), ``wins_losses``, ``loss_gt_20``
-    (#{M_b > 0 and M_s < 0.8 M_b}). Ratios are ``inf`` when the denominator is 0 and the numerator
+    ``wins`` (#δ > 0), ``losses`` (#δ < 0), ``wins_losses``, and the count of large losses
+    #{M_b > 0 and M_s < (1 − loss_fraction) M_b}, named by the fraction (:func:`loss_field`:
+    ``loss_gt_20`` by default). Ratios are ``inf`` when the denominator is 0 and the numerator
     is not, NaN when both are 0. Against several baselines (a matrix (n_baselines, n_queries)) each
     field is computed per baseline and then averaged (macro-average), so counts may be fractional.
 
@@ -410,7 +420,7 @@ def summary(system, baselines, *, loss_fraction=0.2, nan_policy="raise"):
 
     s, bs = _aligned(nan_policy, system=system, baselines=baselines)
     rows = [_summary_one(s[0], b, loss_fraction) for b in bs]
-    return pd.DataFrame(rows, columns=SUMMARY_FIELDS).mean(axis=0)
+    return pd.DataFrame(rows).mean(axis=0)
 
 
 def risk_table(scores, alphas=(0.0, 1.0, 5.0, 10.0), baseline: str | None = None):

@@ -247,3 +247,16 @@ def test_the_risk_measure_registry_scores_each_system_against_the_baselines(seed
             got = measure.against(systems, baselines, alpha)
             assert got.shape == (4,)
             assert got[i] == pytest.approx(expected[name], rel=1e-12), name
+
+
+def test_the_large_loss_count_is_named_by_its_fraction():
+    """summary's count of losses beyond a fraction of the baseline, by a loop, under the name
+    that says the fraction (a 30% fraction is not reported as loss_gt_20)."""
+    system, baseline = np.array([0.5, 0.1, 0.75, 0.0]), np.array([0.6, 0.5, 0.9, 0.0])
+    for fraction, name in ((0.2, "loss_gt_20"), (0.3, "loss_gt_30"), (0.125, "loss_gt_12.5")):
+        fields = risk.summary(system, baseline, loss_fraction=fraction)
+        expected = sum(b > 0 and s < (1 - fraction) * b for s, b in zip(system, baseline))
+        assert name in fields.index and fields[name] == expected
+        assert not any(f.startswith("loss_gt") and f != name for f in fields.index)
+    with pytest.raises(ValueError, match=r"loss_fraction must be in \(0, 1\), got 20"):
+        risk.summary(system, baseline, loss_fraction=20)

@@ -251,6 +251,8 @@ def write_report(config: ExperimentConfig, out) -> Path:
     k = config.evaluation.k
     alpha = config.report.alpha
     base = config.baselines.feature_name
+    large_losses = risk.loss_field()  # risk.summary's count, at its default fraction
+    large_losses_label = f"{large_losses.removeprefix('loss_gt_')}%"
     split = folder.read_split()
     queries = list(results.index)
     feature, learned = averaged_baselines(config, out, queries)
@@ -286,7 +288,8 @@ def write_report(config: ExperimentConfig, out) -> Path:
         f"{base}_risk_p_vs_lambdamart": ("p(Risk) vs LambdaMART", 4),
         f"{base}_reward_risk": ("Reward/Risk", 2), f"{base}_wins": ("Wins", 1),
         f"{base}_losses": ("Losses", 1), f"{base}_wins_losses": ("W/L", 2),
-        f"{base}_loss_gt_20": ("Loss>20%", 1), "urisk": (f"URisk(α={alpha:g})", 4),
+        f"{base}_{large_losses}": (f"Loss>{large_losses_label}", 1),
+        "urisk": (f"URisk(α={alpha:g})", 4),
         "trisk": ("TRisk", 2), "trisk_p": ("p(TRisk)", 4)})]
     if "georisk" in table:
         lines += ["", "## Against the learned baselines (macro-averaged)", "", _markdown(table, {
@@ -295,7 +298,8 @@ def write_report(config: ExperimentConfig, out) -> Path:
             "learned_risk_p_vs_lambdamart": ("p(Risk) vs LambdaMART", 4),
             "learned_reward_risk": ("Reward/Risk", 2), "learned_wins": ("Wins", 1),
             "learned_losses": ("Losses", 1), "learned_wins_losses": ("W/L", 2),
-            "learned_loss_gt_20": ("Loss>20%", 1), "georisk": (f"GeoRisk(α={alpha:g})", 4),
+            f"learned_{large_losses}": (f"Loss>{large_losses_label}", 1),
+            "georisk": (f"GeoRisk(α={alpha:g})", 4),
             "georisk_p_vs_lambdamart": ("p(GeoRisk) vs LambdaMART", 4),
             "tstar_risk": ("T*Risk", 2),
             "tstar_urisk_p_vs_lambdamart": ("p(x*) vs LambdaMART", 4)})]
