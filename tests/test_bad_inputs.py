@@ -1,9 +1,7 @@
 """Bad input never passes silently: each case gets a specific error (what, where, what was
 expected) or a loud warning, and nothing is written."""
 
-import gzip
 import inspect
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -11,7 +9,6 @@ import pytest
 import scipy.sparse as sp
 
 from lgb_risk import UCRO, BaselineStore, data, feval, metrics, risk, trec
-from lgb_risk.data import load_letor
 from lgb_risk.experiment.config import validate
 from lgb_risk.experiment.protocol import Subsets, load_dataset
 from lgb_risk.experiment.protocol_baselines import learned_baseline_scorer
@@ -21,72 +18,6 @@ from tests.test_cli import run_cli
 def _write(path, text):
     path.write_text(text)
     return path
-
-
-# -- LETOR / SVMlight files ---------------------------------------------------------------------
-
-@pytest.mark.parametrize("text, message", [
-    ("1 qid:1 1:0.5\n0 1:0.1\n1 qid:2 1:1\n",
-     r"d.txt:2: this document has no qid: field, the file's others do"),
-    ("1 qid:1 1:0.5\n0 qid:1 1:inf\n", r"d.txt:2: feature 1 is infinite"),
-    ("1 qid:1 1:0.5\n0 qid:1 1:x\n", r"d.txt:2: feature 1 must be a number, got 'x'"),
-    ("1 qid:1 1:0.5\nbad qid:1 1:1\n", r"d.txt:2: the label must be a number, got 'bad'"),
-    ("1 qid:1 2:0.5 1:1\n", r"d.txt:1: feature indices must increase along a line; 1 comes "
-                            r"after 2"),
-    ("1 qid:1 0:0.5\n", r"d.txt:1: feature index must be a whole number >= 1, got '0'"),
-    ("1 qid:1 1:0.5\n2.5 qid:1 1:1\n", r"d.txt:2: label 2.5; expected a whole number >= 0"),
-    ("", r"d.txt: no document in the file"),
-    ("# only a comment\n\n", r"d.txt: no document in the file"),
-    ("1 qid:1 1:1\n0 qid:2 1:1\n1 qid:1 1:0\n", r"d.txt:3: the documents of query 1 are not"),
-])
-def test_malformed_letor_files_name_the_line(tmp_path, text, message):
-    with pytest.raises(ValueError, match=message):
-        load_letor(_write(tmp_path / "d.txt", text))
-
-
-def test_stray_feature_index_is_refused_or_warned(tmp_path):
-    path = _write(tmp_path / "d.txt", "1 qid:1 1:0.5 2:1\n0 qid:1 1:0.1 50000000:1.0\n")
-    with pytest.raises(ValueError, match=r"d.txt:2: feature index 50000000 exceeds n_features=2"):
-        load_letor(path, n_features=2)
-    with pytest.warns(UserWarning, match=r"d.txt:2: feature index 50000000 is more than 10 "
-                                         r"times any other in the file \(next: 2\)"):
-        load_letor(path)
-    normal = _write(tmp_path / "ok.txt", "1 qid:1 1:0.5 2000:1\n0 qid:1 1:0.1 1990:1\n")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert load_letor(normal).X.shape == (2, 2000)
-
-
-def test_comment_only_lines_do_not_shift_document_ids(tmp_path):
-    path = _write(tmp_path / "d.txt", "# exported 2026-11-22\n1 qid:1 1:0.5 # docid = a\n"
-                                      "\n0 qid:1 1:0.1 # docid = b\n")
-    loaded = load_letor(path)
-    assert loaded.docids.tolist() == ["a", "b"] and loaded.y.tolist() == [1, 0]
-
-
-def test_query_file_problems_name_the_line(tmp_path):
-    path = _write(tmp_path / "d.txt", "1 1:0.5\n0 1:0.1\n")
-    _write(tmp_path / "d.txt.query", "2\n0\n")
-    with pytest.raises(ValueError, match=r"d.txt.query:2: expected one query size \(a whole "
-                                         r"number >= 1\), got '0'"):
-        load_letor(path)
-    _write(tmp_path / "d.txt.query", "3\n")
-    with pytest.raises(ValueError, match=r"query sizes add up to 3, the data file has 2"):
-        load_letor(path)
-
-
-def test_non_utf8_comment_names_the_line(tmp_path):
-    path = tmp_path / "d.txt"
-    path.write_bytes(b"1 qid:1 1:0.5 # docid = a\n0 qid:1 1:0.1 # docid = \xe9t\xe9\n")
-    with pytest.raises(ValueError, match=r"d.txt:2: not UTF-8 text"):
-        load_letor(path)
-
-
-def test_gzip_file_given_as_run_names_the_file(tmp_path):
-    path = tmp_path / "run.txt.gz"
-    path.write_bytes(gzip.compress(b"1 Q0 d 1 1.0 r\n" * 50))
-    with pytest.raises(ValueError, match=r"run.txt.gz:1: not UTF-8 text"):
-        data.read_run_columns(path)
 
 
 def test_query_ids_reused_across_pooled_files(tmp_path):

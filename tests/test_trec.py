@@ -93,40 +93,6 @@ def test_topics_in_natural_order():
     assert trec.natural_topic_order(["10", "9", "b", "151", "a"]) == ["9", "10", "151", "a", "b"]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4\n", r"myrun.txt:2: expected 6 fields"),
-    ("1 Q0 a 1 0.5 r\n\n1 Q0 b 2 high r\n",
-     r"myrun.txt:3: SCORE must be a finite number, got .high."),
-    ("1 Q0 a x 0.5 r\n", r"myrun.txt:1: RANK must be an integer"),
-    ("1 Q0 a 1 nan r\n", r"myrun.txt:1: SCORE must be a finite number"),
-    ("1 Q0 a 1 0.5 r\n2 Q0 a 1 0.5 r\n1 Q0 a 2 0.4 r\n",
-     r"myrun.txt:3: document 'a' appears again for topic '1' \(first at line 1\)"),
-    ("2 Q0 a 1 0.5 r\n1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n1 Q0 a 3 0.3 r\n",
-     r"myrun.txt:4: document 'a' appears again for topic '1' \(first at line 2\)"),
-    ("", "has no line"),
-])
-def test_malformed_run_names_file_and_line(tmp_path, text, message):
-    path = _write(tmp_path / "myrun.txt", text)
-    with pytest.raises(ValueError, match=message):
-        data.read_run(path)
-
-
-def test_a_document_may_appear_once_in_each_topic(tmp_path):
-    text = "1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n2 Q0 a 1 0.5 r\n1 Q0 c 3 0.3 r\n2 Q0 b 2 0.1 r\n"
-    run = data.read_run_columns(_write(tmp_path / "r.txt", text))
-    assert run.docno == [b"a", b"b", b"a", b"c", b"b"]
-
-
-@pytest.mark.parametrize("text, message", [
-    ("1 0 a\n", r"q.txt:1: expected 4 fields"),
-    ("1 0 a 1\n1 0 b x\n", r"q.txt:2: GRADE must be an integer"),
-    ("1 0 a 1\n1 0 a 2\n", r"q.txt:2: document 'a' appears again"),
-])
-def test_malformed_qrels_names_file_and_line(tmp_path, text, message):
-    with pytest.raises(ValueError, match=message):
-        data.read_qrels(_write(tmp_path / "q.txt", text))
-
-
 def test_unknown_measure_and_missing_file(tmp_path):
     with pytest.raises(ValueError, match="unknown measure 'mapp'.*ndcg@20, p@10"):
         measures.parse("mapp")
@@ -134,32 +100,6 @@ def test_unknown_measure_and_missing_file(tmp_path):
         measures.parse("rprec@5")
     with pytest.raises(FileNotFoundError, match="no such file"):
         data.read_run(tmp_path / "absent.txt")
-
-
-def test_fast_and_line_by_line_readers_agree(tmp_path):
-    """numpy's C reader and the exact line-by-line reader give the same columns; an id too long
-    for the fast reader's fields is read whole by the exact one."""
-    long_id = "d" * 300
-    text = ("7 Q0 b 1 2.5 r\n7 Q0 a 2 2.5 r\n\n10 Q0 c 1 -1e-3 r\n"
-            f"10 Q0 {long_id} 2 -2 r\n")
-    path = _write(tmp_path / "r.txt", text)
-    run = data.read_run_columns(path)
-    topic, docno, values, numbers = data._exact_columns(path, data._RUN_LAYOUT,
-                                                        data._RUN_NUMERIC, "run")
-    assert run.topic.tolist() == topic and run.docno == docno and numbers == [1, 2, 4, 5]
-    np.testing.assert_array_equal(run.score, values["SCORE"])
-    np.testing.assert_array_equal(run.rank, values["RANK"])
-    assert run.docno[-1] == long_id.encode()
-    short = _write(tmp_path / "s.txt", text.replace(long_id, "e"))
-    fast = data._fast_columns(short, data._RUN_LAYOUT)
-    assert fast is not None and fast[1] == [b"b", b"a", b"c", b"e"]
-
-
-def test_not_utf8_run_names_file_and_line(tmp_path):
-    path = tmp_path / "r.txt"
-    path.write_bytes(b"7 Q0 a 1 2.5 r\n7 Q0 \xff\xfe 2 x r\n")
-    with pytest.raises(ValueError, match=r"r.txt:2: not UTF-8 text"):
-        data.read_run(path)
 
 
 def test_ties_broken_by_docno_descending_in_every_path():

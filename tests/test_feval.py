@@ -1,4 +1,4 @@
-"""feval factories against direct computation; LETOR loading and its refusals."""
+"""feval factories against direct computation."""
 
 import lightgbm as lgb
 import numpy as np
@@ -6,9 +6,8 @@ import pandas as pd
 import pytest
 
 from lgb_risk import UCRO, BaselineStore, feval, risk
-from lgb_risk.data import load_letor
 from tests import naive
-from tests.conftest import random_problem, shared_file, split_queries
+from tests.conftest import random_problem, split_queries
 
 
 def _eval_set(seed):
@@ -69,35 +68,3 @@ def test_risk_feval_checks_baselines_as_the_objectives_do(measure):
         feval.risk_feval(percent, measure=measure, alpha=5)(preds, one)
     with pytest.raises(ValueError, match=r"NDCG@10 of query index 0 is 52.0"):
         UCRO(alpha=5, baseline=percent).gradients(preds, one.get_label(), one.get_group())
-
-
-def test_load_letor_reads_qids_comments_and_refuses_non_contiguous(tmp_path):
-    path = tmp_path / "train.txt"
-    path.write_text("2 qid:7 1:0.5 3:1.0 # docid = d1 inc = 1\n"
-                    "0 qid:7 2:0.25 # docid = d2\n"
-                    "1 qid:3 1:1 # docid = d3\n")
-    data = load_letor(path)
-    assert data.X.shape == (3, 3) and data.X[0, 2] == 1.0 and data.X[1, 1] == 0.25
-    assert data.y.tolist() == [2, 0, 1] and data.group.tolist() == [2, 1]
-    assert data.query_ids.tolist() == [7, 3] and data.docids.tolist() == ["d1", "d2", "d3"]
-    path.write_text("1 qid:1 1:1\n0 qid:2 1:1\n1 qid:1 1:0\n")
-    with pytest.raises(ValueError, match=r"train.txt:3: the documents of query 1 are not"):
-        load_letor(path)
-    path.write_text("1 1:1\n0 1:0\n")
-    with pytest.raises(ValueError, match="no qid: fields and there is no train.txt.query"):
-        load_letor(path)
-    (tmp_path / "train.txt.query").write_text("2\n")
-    assert load_letor(path).group.tolist() == [2]
-    path.write_text("1.5 qid:1 1:1\n")
-    with pytest.raises(ValueError, match="label 1.5; expected a whole number"):
-        load_letor(path)
-
-
-@pytest.mark.shared_data
-def test_load_letor_on_the_shared_files():
-    mq = load_letor(shared_file("mq2008/Fold1/train.txt"))
-    assert mq.X.shape[1] == 46 and mq.docids[0] == "GX008-86-4444840"
-    mslr = load_letor(shared_file("mslr_sample/msn1.fold1.train.5k.txt"), n_features=136)
-    assert mslr.X.shape == (5000, 136) and mslr.group.size == 43 and mslr.docids is None
-    example = load_letor(shared_file("lightgbm_example/rank.train"))
-    assert example.group.size == 201 and example.group.sum() == example.y.size
