@@ -20,7 +20,7 @@ def normal_cdf(z) -> np.ndarray:
     """Φ(z) = erfc(−z/√2)/2, elementwise."""
     values = np.asarray(z, dtype=np.float64)
     erfc = np.frompyfunc(math.erfc, 1, 1)
-    return 0.5 * erfc(-values / math.sqrt(2.0)).astype(np.float64)
+    return 0.5 * np.asarray(erfc(-values / math.sqrt(2.0)), dtype=np.float64)
 
 
 def _beta_continued_fraction(a: float, b: float, x: float) -> float:

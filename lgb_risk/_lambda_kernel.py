@@ -86,9 +86,9 @@ class LambdaConstants(NamedTuple):
 # Risk states and their multipliers.
 
 #: This module's state types -> their compiled multipliers, inlined in the cached kernel.
-_MULTIPLIERS = {}
+_MULTIPLIERS: dict = {}
 #: State types registered from other modules -> their own uncached copy of the kernel.
-_FOREIGN_KERNELS = {}
+_FOREIGN_KERNELS: dict = {}
 
 
 def multiplier_of(state_type):

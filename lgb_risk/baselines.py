@@ -247,10 +247,10 @@ class BaselineStore:
             meta = json.loads(meta_path.read_text())
         except ValueError as exc:
             raise ValueError(f"{meta_path}: not JSON ({exc})") from None
-        needed = {"baselines", "measure", "k", "metadata"}
-        if not isinstance(meta, dict) or not needed <= set(meta):
+        keys = {"baselines", "measure", "k", "metadata"}
+        if not isinstance(meta, dict) or not keys <= set(meta):
             raise ValueError(f"{meta_path}: not the metadata of a saved BaselineStore (needs "
-                             f"the keys {sorted(needed)})")
+                             f"the keys {sorted(keys)})")
         if p.suffix.lower() == ".parquet":
             frame = pd.read_parquet(p)
         else:

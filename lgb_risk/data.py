@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -116,7 +116,7 @@ def _exact_columns(path, layout: str, numeric: dict, what: str):
     """
     names = layout.split()
     topic, docno, numbers = [], [], []
-    values = {name: [] for name in numeric}
+    values: dict[str, list] = {name: [] for name in numeric}
     for number, fields in _lines(path):
         if len(fields) != len(names):
             raise ValueError(f"{path}:{number}: expected {len(names)} fields '{layout}', found "
@@ -158,7 +158,7 @@ def _refuse_duplicates(path, layout, numeric, topic, docno, what) -> None:
     if _each_once_per_topic(topic, docno):
         return
     _, _, _, numbers = _exact_columns(path, layout, numeric, what)
-    first = {}
+    first: dict = {}
     for number, pair in zip(numbers, zip(topic.tolist(), docno)):
         if pair in first:
             raise ValueError(
@@ -325,7 +325,7 @@ class LetorData:
         Document ids from trailing ``# docid = ...`` comments, where every line has one.
     """
 
-    X: object
+    X: Any  # a scipy.sparse CSR matrix (or an array)
     y: np.ndarray
     qid: np.ndarray
     query_ids: np.ndarray
@@ -546,7 +546,7 @@ def read_pool_scores(path, pool: LetorData) -> np.ndarray:
     >>> read_pool_scores(folder / "run.txt", load_letor(folder / "pool.txt")).tolist()
     [nan, 2.0]
     """
-    first = next(_lines(path), (0, []))[1]
+    first: list[str] = next(_lines(path), (0, []))[1]
     if len(first) == 6 and first[1] == "Q0":
         if pool.docids is None:
             raise ValueError(f"{path} is a TREC run, but the pool file has no document ids "

@@ -46,7 +46,7 @@ import math
 import socket
 import time
 from contextlib import ExitStack
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -119,9 +119,9 @@ class _Rendezvous:
 
     def __init__(self, n_ranks: int):
         self.n_ranks = n_ranks
-        self.rounds = {}
-        self.error = None
-        self.heard = {}  # rank -> monotonic time of its last all-gather or finished iteration
+        self.rounds: dict = {}
+        self.error: str | None = None
+        self.heard: dict = {}  # rank -> monotonic time of its last all-gather or finished iteration
         self.started = time.monotonic()
 
     def _round(self, number):
@@ -267,9 +267,9 @@ class _RankJob(NamedTuple):
     port_key: str  # the key under which each worker holds its rank's port
     params: dict
     n_queries: int  # training queries in all
-    objective: object
+    objective: Any
     fevals: list
-    rendezvous: object  # the _Rendezvous actor
+    rendezvous: Any  # the _Rendezvous actor
     num_boost_round: int
     early_stopping_rounds: int | None
     timeout: float
@@ -284,7 +284,7 @@ def _rank_task(job: _RankJob, rank: int, shard: _Shard, valid: _Shard | None):
 
     collective = _Collective(job.rendezvous, rank, job.workers, job.timeout)
     started = time.perf_counter()
-    progress = {"booster": None, "iterations": 0, "first_done": None}
+    progress: dict[str, Any] = {"booster": None, "iterations": 0, "first_done": None}
 
     def report_iteration(env):
         if progress["booster"] is None:
@@ -294,7 +294,8 @@ def _rank_task(job: _RankJob, rank: int, shard: _Shard, valid: _Shard | None):
 
     try:
         threads = int(job.params.get("num_threads", 0)) or get_worker().state.nthreads
-        numba.set_num_threads(min(numba.config.NUMBA_NUM_THREADS, threads))
+        numba.set_num_threads(min(numba.config.NUMBA_NUM_THREADS,  # type: ignore[attr-defined]
+                                  threads))
         rank_params = {**job.params, "num_threads": threads, "metric": "None"}
         if len(job.workers) > 1:
             port = int(job.machines.split(",")[rank].rsplit(":")[1])
@@ -482,7 +483,8 @@ def train(params: dict, X, y, group, *, objective=None, num_boost_round: int = 1
             workers = workers[:n_workers]
         shards = _split(X, y, group, shard_bounds(group, len(workers)))
         valid_shards = ([None] * len(workers) if valid is None
-                        else _split(*valid, shard_bounds(valid[2], len(workers))))
+                        else _split(valid[0], valid[1], valid[2],
+                                    shard_bounds(valid[2], len(workers))))
         lock = MultiLock(names=[f"lgb_risk-network-{w}" for w in workers], client=client)
         if not lock.acquire(timeout=timeout):
             raise TimeoutError(f"the workers stayed busy with another distributed training for "

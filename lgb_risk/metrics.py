@@ -121,7 +121,8 @@ def dcg_of_ranking(ranked_gains, positions, query_index, n_queries, k,
     return np.bincount(query_index[keep], weights=w, minlength=n_queries)
 
 
-def _validated(labels, scores, group, k, conv):
+def _validated(labels, scores, group, k, conv) -> tuple[np.ndarray, np.ndarray | None,
+                                                        np.ndarray, np.ndarray, int | None]:
     """Validate the common inputs; return labels, scores, group, offsets, k.
 
     Scores are rounded to float32 where the convention keeps them in single precision;

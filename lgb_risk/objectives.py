@@ -69,6 +69,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -172,11 +173,11 @@ class LambdaMART:
     #: The learner's name in the papers (reports and figures use it).
     paper_name = "LambdaMART"
     #: Which baseline parameter the learner takes: None, "baseline" or "baselines".
-    baseline_parameter = None
+    baseline_parameter: str | None = None
     #: The risk measure of :func:`lgb_risk.feval.risk_feval` that selects this learner's model on
     #: validation data under the papers' protocol (Jforests selects on the measure the learner
     #: optimises); None: NDCG@k.
-    risk_measure = None
+    risk_measure: str | None = None
 
     # The parameters, declared once: the initialiser, ``repr``, ``validate_params`` and the
     # experiment configuration's [objective] table all read these fields.
@@ -388,6 +389,7 @@ class _RiskSensitive(LambdaMART):
     def _baseline_matrix(self, n_queries: int) -> np.ndarray:
         """Baseline effectiveness aligned to the training queries: (n_queries, n_systems)."""
         given = self.baseline_parameter
+        assert given is not None  # a risk-sensitive objective names its baseline parameter
         return aligned_baselines(getattr(self, given), n_queries, query_ids=self.query_ids,
                                  k=int(self.k), several=given == "baselines",
                                  owner=type(self).__name__, parameter=given,
@@ -744,4 +746,5 @@ lambdarank_norm, label_gain, exact_sigmoid
 
 
 #: Every objective by class name; the experiment runner and the benchmarks read it.
-OBJECTIVES = {cls.__name__: cls for cls in (LambdaMART, UCRO, TSARO, TFARO, TStarFARO, GeoRisk)}
+OBJECTIVES: dict[str, type[Any]] = {
+    cls.__name__: cls for cls in (LambdaMART, UCRO, TSARO, TFARO, TStarFARO, GeoRisk)}

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from itertools import repeat
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -317,7 +317,7 @@ def evaluate_files(qrels_path, run_paths, measures=("ndcg@20", "err@20"), *,
 
 def per_topic_table(results: dict, measures) -> dict:
     """One row per run and topic: columns ``run``, ``topic`` and one per measure."""
-    columns = {"run": [n for n, r in results.items() for _ in r.topics],
+    columns: dict[str, Any] = {"run": [n for n, r in results.items() for _ in r.topics],
                "topic": [t for r in results.values() for t in r.topics]}
     for m in measures:
         columns[m] = np.concatenate([r.values[m] for r in results.values()])

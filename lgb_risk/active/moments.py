@@ -90,7 +90,9 @@ class TargetMeasure:
         (2^y − 1) / 2^y_max)."""
         grades = np.arange(n_grades)
         if self.name == "err":
-            return (np.exp2(grades) - 1.0) / 2.0 ** self.for_grades(n_grades).max_label
+            top = self.for_grades(n_grades).max_label
+            assert top is not None  # for_grades sets it
+            return (np.exp2(grades) - 1.0) / 2.0 ** top
         table = self.convention.label_gain
         if not isinstance(table, str) and (np.ndim(table) != 1 or np.size(table) < n_grades
                                            or not np.all(np.isfinite(table))):

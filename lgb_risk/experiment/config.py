@@ -92,7 +92,7 @@ def _parameters_of(cls) -> list[str]:
 def objective_parameter_table() -> dict[str, list[str]]:
     """Keys of the [objective] table, each with the learners that take it (read from the
     registry :data:`lgb_risk.objectives.OBJECTIVES` each time)."""
-    table = {}
+    table: dict[str, list[str]] = {}
     for name, cls in OBJECTIVES.items():
         for key in _parameters_of(cls):
             table.setdefault(key, []).append(name)
@@ -362,7 +362,7 @@ def load_config(path=None, *, data=None) -> ExperimentConfig:
             raise ValueError(f"configuration {p}: not valid TOML: {exc}") from None
         folder = p.parent
     if data is not None:
-        table = raw.get("data") if isinstance(raw.get("data"), dict) else {}
+        table: dict = raw["data"] if isinstance(raw.get("data"), dict) else {}
         raw = {**raw, "data": {**{k: v for k, v in table.items() if k in ("n_features", "seed")},
                                "source": "letor", "path": str(Path(data).resolve())}}
     config = validate(raw)

@@ -9,6 +9,7 @@
     OUT/units/foldF__LEARNER__aALPHA.csv one unit's per-query test NDCG@k and best iteration
     OUT/repeatR/split.json, baselines/, units/   the same for repeat R >= 1 (``[split] repeats``)
     OUT/report.md, report.csv, *.png     the report (:mod:`lgb_risk.experiment.report`)
+    OUT/environment.json                 the versions of Python and the packages it was made with
 
 Every file is written whole or not at all (atomic rename); :meth:`RunFolder.prepare` removes the
 temporary files a killed run left, so that what exists is complete and resuming redoes only what
@@ -81,6 +82,7 @@ class RunFolder:
         self.units_dir = here / "units"
         self.report_path = self.out / "report.md"
         self.report_csv_path = self.out / "report.csv"
+        self.environment_path = self.out / "environment.json"
 
     def repeats(self, config: ExperimentConfig) -> list[RunFolder]:
         """The folder of every repeat of the configuration (repeat 0 is this folder's top)."""

@@ -30,6 +30,8 @@ def load_dataset(config: ExperimentConfig) -> LetorData:
         return synthetic.make_letor(data.queries, data.mean_docs, data.features,
                                     bm25_feature=min(config.baselines.feature,
                                                      data.features), seed=data.seed)
+    if data.path is None:
+        raise ValueError("configuration: data.path: a letor source needs a path")
     path = Path(data.path)
     if path.is_dir():
         fold = path / "Fold1"
@@ -44,7 +46,7 @@ def load_dataset(config: ExperimentConfig) -> LetorData:
         raise FileNotFoundError(f"data path {path} does not exist")
     parts = [load_letor(f, n_features=data.n_features) for f in files]
     query_ids = np.concatenate([p.query_ids for p in parts])
-    first_file = {}
+    first_file: dict = {}
     for path, part in zip(files, parts):
         for q in part.query_ids.tolist():
             if q in first_file:

@@ -96,7 +96,8 @@ def feature_baseline(subsets: Subsets, split: dict, config: ExperimentConfig) ->
     """Per-query NDCG@k of the feature baseline (BM25) on the main queries."""
     main = [q for part in split["parts"] for q in part]
     base = config.baselines
-    return BaselineStore.from_feature(*subsets.take(main), main, base.feature,
+    X, y, group = subsets.take(main)
+    return BaselineStore.from_feature(X, y, group, main, base.feature,
                                       base.feature_name, k=config.evaluation.k)
 
 

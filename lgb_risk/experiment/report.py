@@ -18,6 +18,7 @@ repeats from one split to another. Written as ``report.md`` and ``report.csv``; 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,7 +52,7 @@ def per_repeat_results(config: ExperimentConfig, out) -> list[pd.DataFrame]:
     queries, columns = (learner, α)."""
     tables = []
     for folder in RunFolder(out).repeats(config):
-        columns = {}
+        columns: dict = {}
         for unit in all_units(config):
             if unit.repeat != folder.repeat:
                 continue
@@ -76,7 +77,7 @@ def collect_results(config: ExperimentConfig, out) -> pd.DataFrame:
 
 def tree_counts(config: ExperimentConfig, out) -> dict:
     """Median number of trees of the models kept, over every fold and repeat, per (learner, α)."""
-    trees = {}
+    trees: dict = {}
     for folder in RunFolder(out).repeats(config):
         for unit in all_units(config):
             if unit.repeat == folder.repeat:
@@ -124,7 +125,7 @@ def loss_repeatability(config: ExperimentConfig, out) -> dict:
     the first repeat, loss in the second) and their Pearson r. Empty with one repeat.
     """
     reference = ("LambdaMART", config.learners["LambdaMART"][0])
-    losses = {"feature": [], "learned": []}
+    losses: dict[str, list] = {"feature": [], "learned": []}
     for result, (feature, learned) in zip(per_repeat_results(config, out),
                                           per_repeat_baselines(config, out)):
         model = result[reference]
@@ -242,12 +243,30 @@ def _markdown(frame: pd.DataFrame, columns: dict) -> str:
     return "\n".join(lines)
 
 
+#: The packages whose versions decide a run's numbers (LightGBM's trees change between minor
+#: versions; numpy, scipy and numba the last bits that can flip a split).
+ENVIRONMENT_PACKAGES = ("lgb_risk", "lightgbm", "numpy", "scipy", "numba", "scikit-learn",
+                        "pandas")
+
+
+def environment() -> dict:
+    """Python's version and those of :data:`ENVIRONMENT_PACKAGES`, as ``environment.json``
+    records them beside ``report.csv``."""
+    import platform
+    from importlib import metadata
+
+    return {"python": platform.python_version(),
+            **{name: metadata.version(name) for name in ENVIRONMENT_PACKAGES}}
+
+
 def write_report(config: ExperimentConfig, out) -> Path:
-    """Write report.md, report.csv and (with matplotlib) the figures; returns report.md's path."""
+    """Write report.md, report.csv, environment.json (the versions that produced them) and
+    (with matplotlib) the figures; returns report.md's path."""
     folder = RunFolder(out)
     results = collect_results(config, out)
     table = results_table(config, out, results)
     atomic_write_text(folder.report_csv_path, table.to_csv(index=False, float_format="%.6f"))
+    atomic_write_text(folder.environment_path, json.dumps(environment(), indent=1) + "\n")
     k = config.evaluation.k
     alpha = config.report.alpha
     base = config.baselines.feature_name
@@ -278,7 +297,7 @@ def write_report(config: ExperimentConfig, out) -> Path:
         f"Baselines, mean NDCG@{k}: {base} {feature.mean():.4f}",
     ]
     if learned is not None:
-        names = RunFolder(out).read_learned_baselines().names
+        names = RunFolder(out).read_baselines()[1].names  # type: ignore[union-attr]
         lines[-1] += "; " + "; ".join(f"{n} {v:.4f}" for n, v in zip(names, learned.mean(axis=1)))
     measure_label = registry.parse(f"ndcg@{k}").label
     lines += ["", f"## Against the feature baseline ({base})", "", _markdown(table, {

@@ -59,7 +59,7 @@ __all__ = ["run_experiment", "unit_task"]
 # ----------------------------------------------------------------------------------------------
 # Units of work on a worker
 
-_WORKER_STATE = {}
+_WORKER_STATE: dict = {}
 
 
 def unit_task(unit: Unit, config: ExperimentConfig, out: str) -> tuple[pd.DataFrame, float]:

@@ -38,11 +38,11 @@ def train_booster(objective, train, valid, config: ExperimentConfig,
     params = {**config.lightgbm, "objective": objective, "metric": "None", "verbose": -1,
               "num_threads": training.num_threads, "deterministic": True,
               "seed": config.split.seed}
-    train_set = lgb.Dataset(*train[:2], group=train[2], params={"verbose": -1})
+    train_set = lgb.Dataset(train[0], train[1], group=train[2], params={"verbose": -1})
     if training.selection == "last":
         booster = lgb.train(params, train_set, training.rounds)
         return booster, booster.current_iteration()
-    valid_set = lgb.Dataset(*valid[:2], group=valid[2], reference=train_set,
+    valid_set = lgb.Dataset(valid[0], valid[1], group=valid[2], reference=train_set,
                             params={"verbose": -1})
     # Patience of `rounds`: LightGBM trains every round and keeps the best iteration.
     patience = training.early_stopping or training.rounds
@@ -112,7 +112,8 @@ def unit_threads(config: ExperimentConfig):
     from them.
     """
     before = numba.get_num_threads()
-    numba.set_num_threads(min(numba.config.NUMBA_NUM_THREADS, config.training.num_threads))
+    numba.set_num_threads(min(numba.config.NUMBA_NUM_THREADS,  # type: ignore[attr-defined]
+                              config.training.num_threads))
     try:
         yield
     finally:
