@@ -18,8 +18,7 @@ Baselines are an array aligned to the set's queries — shape (n_queries,) for o
 (n_queries, n_systems) for several — or a ``BaselineStore`` with ``query_ids=``, checked as the
 objectives check theirs (:func:`lgb_risk.baselines.aligned_baselines`).
 
-[GEO] Dinçer, Macdonald, Ounis. Risk-sensitive evaluation and learning to rank using multiple
-      baselines. SIGIR 2016.
+References: [GEO] (:mod:`lgb_risk.references`).
 """
 
 from __future__ import annotations

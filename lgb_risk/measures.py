@@ -30,8 +30,7 @@ name           measure
 ``ap_ue2``     under a random ranking (V1, V2).
 =============  ================================================================================
 
-[UE]: Feng & Karmaker (2023), "Towards query-specific expected value normalization of IR
-evaluation metrics".
+[UE]: Feng & Karmaker 2023 (:mod:`lgb_risk.references`).
 
 >>> spec = parse("p@2")
 >>> spec.compute(Judged([1, 0, 2, 0], [0.9, 0.8, 0.7, 0.6], [4]), None).tolist()

@@ -34,12 +34,7 @@ overrides that one choice. Without a convention the defaults below apply.
 
 ``k=None`` means the whole list.
 
-References
-----------
-[AE]  Sawade, Bickel, von Oertzen, Scheffer, Landwehr. Active evaluation of ranking functions
-      based on graded relevance. Machine Learning 92, 2013 (ERR as its Eq. 2).
-[UE]  Feng, Karmaker. Towards query-specific expected value normalization of IR evaluation
-      metrics (upper/expected normalisation, Eqs. 4-7), 2023.
+References: [AE] (ERR as its Eq. 2), [UE] (Eqs. 4-7); :mod:`lgb_risk.references`.
 """
 
 from __future__ import annotations

@@ -42,16 +42,8 @@ float32, pair by pair in LightGBM's order. ``exact_sigmoid=True`` evaluates ρ e
 The pair loop is one numba kernel (:mod:`lgb_risk._lambda_kernel`), parallel over queries; the
 per-query risk state is computed once per boosting iteration for all queries at once.
 
-References
-----------
-Burges. From RankNet to LambdaRank to LambdaMART: an overview. MSR-TR-2010-82.
-
-Wang, Bennett, Collins-Thompson. Robust ranking models via risk-sensitive optimization. SIGIR 2012.
-
-[TR]  Dinçer, Macdonald, Ounis. Hypothesis testing for the risk-sensitive evaluation of retrieval
-      systems. SIGIR 2014 (TRisk; T-SARO, T-FARO, §6).
-[GEO] Dinçer, Macdonald, Ounis. Risk-sensitive evaluation and learning to rank using multiple
-      baselines. SIGIR 2016 (ZRisk, GeoRisk; T*-FARO and GeoRisk learners, §6).
+References: [LM] (Burges 2010), [CRO] (Wang et al. 2012: U-CRO), [TR] (TRisk; T-SARO,
+T-FARO, §6), [GEO] (ZRisk, GeoRisk; T*-FARO and GeoRisk, §6); :mod:`lgb_risk.references`.
 
 Examples
 --------

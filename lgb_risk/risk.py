@@ -7,12 +7,7 @@ position. Several systems or baselines are given as a matrix of shape ``(n_syste
 NaN values (a metric computed with ``empty="skip"``) are refused unless ``nan_policy="omit"``, which
 drops every query where any of the compared systems is NaN.
 
-References
-----------
-[TR]  Dinçer, Macdonald, Ounis. Hypothesis testing for the risk-sensitive evaluation of retrieval
-      systems. SIGIR 2014.
-[GEO] Dinçer, Macdonald, Ounis. Risk-sensitive evaluation and learning to rank using multiple
-      baselines. SIGIR 2016.
+References: [TR], [GEO] (:mod:`lgb_risk.references`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Active evaluation: a ranker's DCG/ERR, or the difference of two, on a labelling budget ([AE]).
 
-[AE] Sawade, Bickel, von Oertzen, Scheffer, Landwehr. Active evaluation of ranking functions
-based on graded relevance. Machine Learning 92(1):41-64, 2013.
+[AE]: Sawade et al., Machine Learning 2013 (:mod:`lgb_risk.references`).
 
 - :mod:`.moments`: E[L], E[L²] and E[L1 L2] of DCG@k and ERR@k under a relevance model.
 - :mod:`.relevance`: relevance models (grade probabilities per document).

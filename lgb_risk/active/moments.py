@@ -1,7 +1,6 @@
 """Moments of DCG and ERR under independent graded labels ([AE] Theorem 3).
 
-[AE] Sawade, Bickel, von Oertzen, Scheffer, Landwehr. Active evaluation of ranking functions
-based on graded relevance. Machine Learning 92(1):41-64, 2013.
+[AE]: Sawade et al., Machine Learning 2013 (:mod:`lgb_risk.references`).
 
 A relevance model gives every document z a distribution P_z over the grades 0..G−1, and the
 grades of a query's documents are independent given the query ([AE] Eq. 3). For a ranking of the

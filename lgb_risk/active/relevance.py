@@ -11,8 +11,7 @@ G, rows summing to 1), trained on labelled queries outside the pool and fixed wh
   (score, grade) pairs — for a ranker that gives no probabilities.
 - :func:`uniform_relevance`: every grade equally likely ([AE]'s "active uniD" baseline).
 
-[AE] Sawade, Bickel, von Oertzen, Scheffer, Landwehr. Active evaluation of ranking functions
-     based on graded relevance. Machine Learning 92, 2013.
+References: [AE] (:mod:`lgb_risk.references`).
 """
 
 from __future__ import annotations

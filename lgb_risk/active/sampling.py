@@ -27,8 +27,7 @@ queries have v(x) = 0, q* would never draw them, which breaks consistency; a uni
 1e-3 is then mixed in (``uniform_mix``), with a warning. The standard error is the delta-method
 one of importance sampling, sqrt(Σ w_j² (L_j − R̂)²) / Σ w_j (an extension: the paper gives none).
 
-[AE] Sawade, Bickel, von Oertzen, Scheffer, Landwehr. Active evaluation of ranking functions
-     based on graded relevance. Machine Learning 92, 2013.
+References: [AE] (:mod:`lgb_risk.references`).
 """
 
 from __future__ import annotations

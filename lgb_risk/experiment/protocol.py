@@ -2,8 +2,7 @@
 split of its queries (held-out part for the learned baselines, ``folds`` parts for the units),
 each fold's train/validation/test queries, and the rows of a set of queries.
 
-[GEO] Dinçer, Macdonald, Ounis. Risk-sensitive evaluation and learning to rank using multiple
-      baselines. SIGIR 2016.
+References: [GEO] (:mod:`lgb_risk.references`).
 """
 
 from __future__ import annotations

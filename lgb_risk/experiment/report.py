@@ -11,9 +11,7 @@ detect with these queries (power 0.8, level 0.05). With several repeats, how far
 repeats from one split to another. Written as ``report.md`` and ``report.csv``; figures
 (``plot`` extra) as PNG files.
 
-[GEO] Dinçer, Macdonald, Ounis. Risk-sensitive evaluation and learning to rank using multiple
-      baselines. SIGIR 2016. [TR] the same authors, Hypothesis testing for the risk-sensitive
-      evaluation of retrieval systems. SIGIR 2014.
+References: [GEO], [TR] (:mod:`lgb_risk.references`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The papers' experimental protocol, resumable and parallel ([GEO] §6.1, [TR] §6): the run's
 orchestration (stages, units on this process or a Dask cluster, progress).
 
-[GEO] Dinçer, Macdonald, Ounis. Risk-sensitive evaluation and learning to rank using multiple
-      baselines. SIGIR 2016. [TR] the same authors, Hypothesis testing for the risk-sensitive
-      evaluation of retrieval systems. SIGIR 2014.
+References: [GEO], [TR] (:mod:`lgb_risk.references`).
 
 Stages, each written to the output folder as it completes:
 
