@@ -19,7 +19,8 @@
        (Upper/expected normalisation, Eqs. 4-7: the ``*_ue1``/``*_ue2`` measures.)
 [NDCG] R. Busa-Fekete, G. Szarvas, T. Élteto, B. Kégl. An apple-to-apple comparison of
        learning-to-rank algorithms in terms of normalized discounted cumulative gain. ECAI 2012
-       workshop on preference learning. (Why tools that all print "NDCG@10" disagree: :mod:`lgb_risk.conventions`.)
+       workshop on preference learning. (Why tools that all print "NDCG@10" disagree:
+       :mod:`lgb_risk.conventions`.)
 
 ``CITATION.cff`` at the root of the source distribution says which of these to cite for each
 method, beside the library itself.
