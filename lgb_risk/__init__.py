@@ -5,8 +5,9 @@ registry), :mod:`lgb_risk.conventions` (evaluation tools' conventions by name),
 :mod:`lgb_risk.risk` (risk measures), :mod:`lgb_risk.significance` (paired tests with their
 detectable differences), :mod:`lgb_risk.objectives` (the objectives),
 :mod:`lgb_risk.data` (TREC and LETOR readers), :mod:`lgb_risk.trec` (TREC run evaluation),
-:mod:`lgb_risk.feval` (training-time evaluation), :mod:`lgb_risk.distributed` (training on several
-Dask workers), :mod:`lgb_risk.cli` (the ``lgb-risk`` command).
+:mod:`lgb_risk.feval` (training-time evaluation), :mod:`lgb_risk.sklearn` (:class:`RiskRanker`,
+the scikit-learn estimator), :mod:`lgb_risk.distributed` (training on several Dask workers),
+:mod:`lgb_risk.cli` (the ``lgb-risk`` command).
 
 Submodules and the objective classes load on first use, so that ``lgb-risk evaluate`` starts
 without LightGBM, numba or scikit-learn.
@@ -15,7 +16,7 @@ without LightGBM, numba or scikit-learn.
 import importlib
 
 __all__ = [
-    "LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "BaselineStore",
+    "LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "BaselineStore", "RiskRanker",
     "baselines", "conventions", "data", "distributed", "feval", "measures", "metrics", "risk",
     "significance", "trec",
     "__version__",
@@ -24,7 +25,7 @@ __version__ = "0.2.0"
 
 _OBJECTS = {"LambdaMART": "objectives", "UCRO": "objectives", "TSARO": "objectives",
             "TFARO": "objectives", "TStarFARO": "objectives", "GeoRisk": "objectives",
-            "BaselineStore": "baselines"}
+            "BaselineStore": "baselines", "RiskRanker": "sklearn"}
 _MODULES = {"baselines", "conventions", "data", "distributed", "feval", "measures", "metrics",
             "risk", "significance", "trec"}
 

@@ -61,7 +61,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import stats
@@ -165,11 +165,11 @@ class LambdaMART:
     #: The learner's name in the papers (reports and figures use it).
     paper_name = "LambdaMART"
     #: Which baseline parameter the learner takes: None, "baseline" or "baselines".
-    baseline_parameter: str | None = None
+    baseline_parameter: ClassVar[str | None] = None
     #: The risk measure of :func:`lgb_risk.feval.risk_feval` that selects this learner's model on
     #: validation data under the papers' protocol (Jforests selects on the measure the learner
     #: optimises); None: NDCG@k.
-    risk_measure: str | None = None
+    risk_measure: ClassVar[str | None] = None
 
     # The parameters, declared once: the initialiser, ``repr``, ``validate_params`` and the
     # experiment configuration's [objective] table all read these fields.

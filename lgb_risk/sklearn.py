@@ -1,0 +1,376 @@
+"""A scikit-learn estimator: risk-sensitive LambdaMART with a query id per row.
+
+:class:`RiskRanker` trains any objective of :data:`lgb_risk.objectives.OBJECTIVES` with
+LightGBM, takes the query of every row as XGBoost's rankers do (``qid``, or a column of a
+DataFrame), the baseline as a score per row (so that cross-validation splits it with the rows)
+or a :class:`~lgb_risk.baselines.BaselineStore`, and scores a fitted model with a named measure:
+NDCG@k by default, or a risk measure against the baseline. Its parameters live in ``__init__``,
+so ``clone``, ``Pipeline`` and ``GridSearchCV`` over the learner and α work as for any
+estimator.
+
+``qid`` and ``baseline`` are per-row metadata: with scikit-learn's metadata routing
+(``sklearn.set_config(enable_metadata_routing=True)``) request them with
+``RiskRanker(...).set_fit_request(qid=True, baseline=True).set_score_request(qid=True,
+baseline=True)`` and pass them to ``GridSearchCV.fit``; without routing, keep the query id in a
+DataFrame column (``qid_column=``), which every splitter carries with the rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import _num_samples, validate_data
+
+from lgb_risk import measures as registry
+from lgb_risk import metrics
+from lgb_risk._validation import check_alpha, check_labels, check_whole_number
+from lgb_risk.baselines import BaselineStore
+
+__all__ = ["RiskRanker", "queries_of_rows"]
+
+#: How the features are checked at the boundary: sparse CSR/CSC kept, NaN allowed (LightGBM's
+#: missing values), infinity and complex numbers refused.
+_ARRAYS = {"accept_sparse": ("csr", "csc"), "ensure_all_finite": "allow-nan"}
+
+#: LightGBM parameters the estimator sets itself.
+_SET_BY_THE_ESTIMATOR = ("objective", "metric", "num_iterations", "n_estimators",
+                         "num_boost_round", "num_round", "num_trees", "num_rounds", "n_iter")
+
+
+def queries_of_rows(qid) -> tuple[np.ndarray, np.ndarray]:
+    """The query ids, in order of first row, and the query sizes (LightGBM's ``group``) of a
+    query id per row; the rows of a query must be adjacent.
+
+    Raises ValueError naming the first row that returns to a query seen before.
+
+    >>> ids, group = queries_of_rows([7, 7, 3, 3, 3])
+    >>> ids.tolist(), group.tolist()
+    ([7, 3], [2, 3])
+    """
+    q = np.asarray(qid)
+    if q.ndim != 1 or q.size == 0:
+        raise ValueError(f"qid must hold one query id per row (1-D, not empty), got shape "
+                         f"{q.shape}")
+    if q.dtype.kind == "f" and np.isnan(q).any():
+        raise ValueError(f"qid of row {int(np.flatnonzero(np.isnan(q))[0])} is NaN: every row "
+                         "needs a query id")
+    starts = np.concatenate([[0], np.flatnonzero(q[1:] != q[:-1]) + 1])
+    ids = q[starts]
+    if np.unique(ids).size != ids.size:
+        seen: dict = {}
+        for position, start in enumerate(starts.tolist()):
+            key = ids[position].item()
+            if key in seen:
+                raise ValueError(f"qid: row {start} returns to query {key!r}, whose rows ended "
+                                 f"at row {seen[key]}; the rows of a query must be adjacent "
+                                 "(sort the rows by query, e.g. with a stable argsort of qid)")
+            end = starts[position + 1] - 1 if position + 1 < starts.size else q.size - 1
+            seen[key] = int(end)
+    return ids, np.diff(np.append(starts, q.size)).astype(np.int64)
+
+
+class RiskRanker(BaseEstimator):
+    """Risk-sensitive LambdaMART as a scikit-learn ranker.
+
+    The model is trained by ``lightgbm.train`` with the objective ``objective`` (LambdaMART,
+    U-CRO, T-SARO, T-FARO, T*-FARO or GeoRisk; :mod:`lgb_risk.objectives` gives each formula)
+    at risk sensitivity ``alpha``, against the baseline given to :meth:`fit`.
+
+    Parameters
+    ----------
+    objective : str, default "LambdaMART"
+        A name of :data:`lgb_risk.objectives.OBJECTIVES`: ``"LambdaMART"`` (no baseline,
+        ``alpha`` unused), ``"UCRO"``, ``"TSARO"``, ``"TFARO"`` (one baseline), ``"TStarFARO"``,
+        ``"GeoRisk"`` (one or several).
+    alpha : float, default 1.0
+        Risk sensitivity α >= 0: a loss against the baseline weighs 1 + α.
+    k : int, default 10
+        The cut-off of the NDCG@k the risk state and the baselines are measured with.
+    objective_params : dict, optional
+        The objective's other parameters (``sigmoid``, ``se_update``, ``tr_definition``,
+        ``delta``, ...), as its class declares them.
+    n_estimators : int, default 100
+        Boosting rounds.
+    learning_rate : float, default 0.1
+    num_leaves : int, default 31
+    min_child_samples : int, default 20
+        LightGBM's ``min_data_in_leaf``.
+    lgbm_params : dict, optional
+        Any other ``lightgbm.train`` parameter; ``objective`` and ``metric`` are the
+        estimator's own.
+    random_state : int, optional
+        LightGBM's ``seed``.
+    n_jobs : int, optional
+        LightGBM's ``num_threads`` (default: LightGBM's choice).
+    qid_column : str or int, optional
+        The column of ``X`` that holds each row's query id (a DataFrame column name, or a
+        position in an array); it is not a feature. Without it, :meth:`fit` and :meth:`score`
+        take ``qid=``.
+    score_measure : str, default "ndcg@10"
+        What :meth:`score` returns: the mean over queries of a measure of
+        :mod:`lgb_risk.measures` (``"ndcg@10"``, ``"err@20"``, ``"ndcg(label_gain=linear)@5"``),
+        or a risk measure of :data:`lgb_risk.risk.RISK_MEASURES` (``"urisk"``, ``"trisk"``,
+        ``"zrisk"``, ``"georisk"``) of the model's NDCG@k against the baseline given to
+        :meth:`score`, at ``score_alpha``. Every one is higher-is-better.
+    score_alpha : float, default 1.0
+        α of a risk ``score_measure`` (fixed, so that models trained at different α compare).
+
+    Attributes
+    ----------
+    booster_ : lightgbm.Booster
+    objective_ : the fitted objective instance
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (when X is a DataFrame)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> qid = np.repeat(np.arange(60), 12)
+    >>> X = rng.normal(size=(qid.size, 4))
+    >>> y = np.clip(np.round(X[:, 0] + rng.normal(size=qid.size)), 0, 3).astype(int)
+    >>> bm25 = X[:, 0] + rng.normal(size=qid.size)        # the baseline's score of every row
+    >>> model = RiskRanker("UCRO", alpha=5, n_estimators=20, min_child_samples=5)
+    >>> model = model.fit(X, y, qid=qid, baseline=bm25)
+    >>> model.predict(X[:3]).shape, 0 < model.score(X, y, qid=qid) <= 1
+    ((3,), True)
+    """
+
+    def __init__(self, objective: str = "LambdaMART", alpha: float = 1.0, k: int = 10, *,
+                 objective_params: dict | None = None, n_estimators: int = 100,
+                 learning_rate: float = 0.1, num_leaves: int = 31, min_child_samples: int = 20,
+                 lgbm_params: dict | None = None, random_state: int | None = None,
+                 n_jobs: int | None = None, qid_column: str | int | None = None,
+                 score_measure: str = "ndcg@10", score_alpha: float = 1.0):
+        self.objective = objective
+        self.alpha = alpha
+        self.k = k
+        self.objective_params = objective_params
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.num_leaves = num_leaves
+        self.min_child_samples = min_child_samples
+        self.lgbm_params = lgbm_params
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.qid_column = qid_column
+        self.score_measure = score_measure
+        self.score_alpha = score_alpha
+
+    # -- fitting ---------------------------------------------------------------------------
+
+    def fit(self, X, y, *, qid=None, baseline=None) -> RiskRanker:
+        """Train on rows ``X`` with relevance labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame, shape (n_samples, n_features)
+        y : array-like of int, shape (n_samples,)
+            Relevance grades.
+        qid : array-like, shape (n_samples,), optional
+            The query of every row (rows of a query adjacent); or ``qid_column``.
+        baseline : array-like (n_samples,) or (n_samples, n_systems), or BaselineStore
+            The baseline systems' score of every row (a first-stage score such as BM25, or a
+            feature column), each ranking its query's rows: the objective measures their
+            NDCG@k per query. Or a store of per-query NDCG@k keyed by query id. Not used by
+            LambdaMART.
+        """
+        import lightgbm as lgb
+
+        from lgb_risk.objectives import OBJECTIVES
+
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
+                             f"{self.objective!r}")
+        cls = OBJECTIVES[self.objective]
+        k = check_whole_number(self.k, "k")
+        alpha = check_alpha(self.alpha)
+        check_whole_number(self.n_estimators, "n_estimators")
+        self._score_target()  # a wrong score_measure is refused before training
+        features, query_ids, group = self._rows(X, qid, "fit")
+        features, y = validate_data(self, features, y, reset=True, **_ARRAYS)
+        labels = check_labels(y, "y")
+        if labels.size < 2:
+            raise ValueError(f"RiskRanker needs at least 2 rows to rank (n_samples = "
+                             f"{labels.size})")
+        objective_params = dict(self.objective_params or {})
+        if cls.baseline_parameter is None:
+            objective = cls(**objective_params)
+        else:
+            values = self._baseline_ndcg(baseline, labels, group, query_ids, k, "fit")
+            objective = cls(alpha=alpha, k=k, query_ids=query_ids,
+                            **{cls.baseline_parameter: values}, **objective_params)
+        objective.validate_params()
+        params = self._lightgbm_params(objective)
+        train_set = lgb.Dataset(features, labels, group=group, params={"verbose": -1})
+        self.booster_ = lgb.train(params, train_set, num_boost_round=self.n_estimators)
+        self.objective_ = objective
+        return self
+
+    def _lightgbm_params(self, objective) -> dict:
+        given = dict(self.lgbm_params or {})
+        clash = [key for key in given if key in _SET_BY_THE_ESTIMATOR]
+        if clash:
+            raise ValueError(f"lgbm_params sets {clash[0]!r}, which RiskRanker sets itself "
+                             "(the objective is `objective`, the rounds `n_estimators`, and "
+                             "no LightGBM metric is computed)")
+        params: dict[str, Any] = {
+            "learning_rate": self.learning_rate, "num_leaves": self.num_leaves,
+            "min_data_in_leaf": self.min_child_samples, "verbose": -1, **given,
+            "objective": objective, "metric": "None"}
+        if self.random_state is not None:
+            params["seed"] = self.random_state
+        if self.n_jobs is not None:
+            params["num_threads"] = self.n_jobs
+        return params
+
+    def _split_query_column(self, X):
+        """``X`` without the ``qid_column`` (the features), and that column (None without
+        one)."""
+        column = self.qid_column
+        if column is None:
+            return X, None
+        if hasattr(X, "columns"):
+            if column not in X.columns:
+                raise ValueError(f"qid_column {column!r} is not a column of X (columns: "
+                                 f"{', '.join(map(str, X.columns[:10]))} ...)")
+            return X.drop(columns=[column]), X[column].to_numpy()
+        if isinstance(column, bool) or not isinstance(column, (int, np.integer)):
+            raise ValueError(f"qid_column {column!r} names a column, but X has no column "
+                             "names (not a DataFrame): give its position")
+        dense = np.asarray(X.toarray() if hasattr(X, "toarray") else X)
+        return np.delete(dense, int(column), axis=1), dense[:, int(column)]
+
+    def _rows(self, X, qid, method: str):
+        """The features (without the query-id column), the query ids and the query sizes."""
+        features, in_column = self._split_query_column(X)
+        if in_column is not None:
+            if qid is not None:
+                raise ValueError(f"{method}: qid= was given and qid_column={self.qid_column!r} "
+                                 "too; give one")
+            qid = in_column
+        elif qid is None:
+            raise ValueError(f"RiskRanker.{method} needs the query of every row: qid=... (one "
+                             "id per row, a query's rows adjacent), or qid_column= naming the "
+                             "column of X that holds it")
+        query_ids, group = queries_of_rows(qid)
+        if group.sum() != _num_samples(features):
+            raise ValueError(f"qid has {group.sum()} ids but X has {_num_samples(features)} "
+                             "rows")
+        return features, query_ids, group
+
+    @staticmethod
+    def _baseline_ndcg(baseline, labels, group, query_ids, k: int, method: str):
+        """Per-query NDCG@k of each baseline (n_queries, n_systems), or the store as given."""
+        if baseline is None:
+            raise ValueError(f"RiskRanker.{method} needs baseline=: the baseline's score of "
+                             "every row (n_samples,) or of several baselines (n_samples, "
+                             "n_systems), or a BaselineStore of their NDCG@k by query id")
+        if isinstance(baseline, BaselineStore):
+            return baseline
+        scores = np.asarray(baseline, dtype=np.float64)
+        if scores.ndim == 1:
+            scores = scores[:, None]
+        if scores.ndim != 2 or scores.shape[0] != labels.size:
+            raise ValueError(f"baseline must hold a score per row ({labels.size} rows), as "
+                             f"(n_samples,) or (n_samples, n_systems); got shape "
+                             f"{np.shape(baseline)}")
+        bad = np.argwhere(~np.isfinite(scores))
+        if bad.size:
+            row, system = (int(v) for v in bad[0])
+            query = query_ids[np.searchsorted(np.cumsum(group), row, side="right")].item()
+            raise ValueError(f"baseline score of row {row} (query {query!r}, system {system}) "
+                             f"is {scores[row, system]}: baseline scores must be finite")
+        return np.column_stack([metrics.ndcg(labels, column, group, k)
+                                for column in scores.T])
+
+    # -- predicting and scoring ------------------------------------------------------------
+
+    def _check_fitted(self, method: str) -> None:
+        if not hasattr(self, "booster_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(f"this RiskRanker is not fitted yet: call fit before {method}")
+
+    def predict(self, X) -> np.ndarray:
+        """The model's score of every row (higher ranks first)."""
+        self._check_fitted("predict")
+        features, _ = self._split_query_column(X)
+        features = validate_data(self, features, reset=False, **_ARRAYS)
+        return np.asarray(self.booster_.predict(features))
+
+    def _score_target(self):
+        """``score_measure`` parsed: ("risk", name) or ("measure", MeasureSpec)."""
+        from lgb_risk.risk import RISK_MEASURES
+
+        text = str(self.score_measure).strip().lower()
+        if text in RISK_MEASURES:
+            check_alpha(self.score_alpha)
+            return "risk", text
+        try:
+            return "measure", registry.parse(self.score_measure)
+        except ValueError as error:
+            raise ValueError(f"score_measure: {error}; or a risk measure, one of "
+                             f"{', '.join(RISK_MEASURES)}") from None
+
+    def score(self, X, y, *, qid=None, baseline=None, sample_weight=None) -> float:
+        """The fitted model's ``score_measure`` on rows ``X`` with labels ``y``: the mean over
+        queries of a measure, or a risk measure of its NDCG@k against ``baseline`` (as in
+        :meth:`fit`) at ``score_alpha``. Higher is better.
+
+        ``sample_weight`` (one per row, equal within a query) weights the queries in the mean
+        of a measure; a risk measure takes none (scikit-learn's Pipeline passes
+        ``sample_weight=None`` to every final step)."""
+        from lgb_risk.risk import RISK_MEASURES
+
+        self._check_fitted("score")
+        kind, target = self._score_target()
+        _, query_ids, group = self._rows(X, qid, "score")
+        labels = check_labels(y, "y")
+        if labels.size != group.sum():
+            raise ValueError(f"y has {labels.size} labels but X has {group.sum()} rows")
+        scores = self.predict(X)
+        weights = None if sample_weight is None else self._query_weights(sample_weight, group)
+        if kind == "measure":
+            values = target.compute(registry.Judged(labels, scores, group))
+            return float(np.average(values, weights=weights))
+        if weights is not None:
+            raise ValueError(f"sample_weight weights queries in the mean of a measure; the risk "
+                             f"measure {target!r} takes no weights")
+        k = check_whole_number(self.k, "k")
+        base = self._baseline_ndcg(baseline, labels, group, query_ids, k, "score")
+        if isinstance(base, BaselineStore):
+            base.require_measure("ndcg", k)
+            base = base.align(query_ids)
+        model = metrics.ndcg(labels, scores, group, k)
+        return float(RISK_MEASURES[target].against(model[None, :], base.T,
+                                                   self.score_alpha)[0])
+
+    @staticmethod
+    def _query_weights(sample_weight, group) -> np.ndarray:
+        """One weight per query from one per row (equal within each query)."""
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if w.shape != (int(group.sum()),):
+            raise ValueError(f"sample_weight must hold one weight per row ({group.sum()}), got "
+                             f"shape {w.shape}")
+        starts = np.concatenate([[0], np.cumsum(group)[:-1]])
+        first = w[starts]
+        differs = np.flatnonzero(w != np.repeat(first, group))
+        if differs.size:
+            raise ValueError(f"sample_weight of row {int(differs[0])} differs from its query's "
+                             "first row: a ranking's weight is its query's (one per query)")
+        if np.any(~np.isfinite(first) | (first < 0)) or first.sum() <= 0:
+            raise ValueError("sample_weight must be finite, >= 0 and not all 0")
+        return first
+
+    # -- scikit-learn's estimator protocol -------------------------------------------------
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "ranker"
+        tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = True
+        tags.target_tags.required = True
+        return tags
