@@ -30,7 +30,6 @@ import numpy as np
 from lgb_risk import measures as registry
 from lgb_risk import risk
 from lgb_risk._validation import check_alpha, check_choice, check_k
-from lgb_risk.conventions import resolve
 from lgb_risk.measures import Judged
 
 __all__ = ["metric_feval", "ndcg_feval", "risk_feval"]
@@ -92,22 +91,34 @@ def metric_feval(measure="ndcg@10", *, convention=None, **overrides):
     Returns
     -------
     callable
-        ``(preds, eval_data)`` or ``(y_true, y_pred, weight, group)`` → ``(measure, mean,
-        True)``; queries whose value is NaN (``empty="skip"``) are left out of the mean.
+        ``(preds, eval_data)`` or ``(y_true, y_pred, weight, group)`` → ``(name, mean,
+        True)``, the name the measure and its convention (``"ndcg@10[default]"``,
+        ``"ndcg@10[lightgbm]"``: never LightGBM's own metric name); queries whose value is
+        NaN (``empty="skip"``) are left out of the mean.
 
     Examples
     --------
     >>> f = metric_feval("p@1")
     >>> f([1, 0, 0, 1], [0.9, 0.1, 0.8, 0.2], None, [2, 2])  # y_true, y_pred, weight, group
-    ('p@1', 0.5, True)
+    ('p@1[default]', 0.5, True)
     """
     spec = registry.parse(measure)
-    resolve(convention, **overrides)  # refuse a bad choice now, not at the first iteration
+    conv = spec.convention(convention, **overrides)  # a bad choice is refused now
 
     def per_query(labels, preds, group):
         return spec.compute(Judged(labels, preds, group), convention, **overrides)
 
-    return _Feval(spec.text, per_query, lambda values, dataset: np.nanmean(values))
+    return _Feval(f"{spec.text}[{_convention_label(conv, overrides)}]", per_query,
+                  lambda values, dataset: np.nanmean(values))
+
+
+def _convention_label(conv, overrides) -> str:
+    """The convention an feval's name carries: its name, then any single choice given
+    (``default``, ``lightgbm``, ``default, empty=one``), so that it never reads as LightGBM's
+    own metric of the same measure."""
+    given = [f"{key}={value if isinstance(value, (str, int)) else 'table'}"
+             for key, value in overrides.items() if value is not None]
+    return ", ".join([conv.name, *given])
 
 
 def ndcg_feval(k=10, *, convention=None, label_gain=None, empty=None):
@@ -117,7 +128,7 @@ def ndcg_feval(k=10, *, convention=None, label_gain=None, empty=None):
     Examples
     --------
     >>> ndcg_feval(1)([2, 0, 0, 1], [0.2, 0.1, 0.4, 0.3], None, [2, 2])
-    ('ndcg@1', 0.5, True)
+    ('ndcg@1[default]', 0.5, True)
     """
     return metric_feval(f"ndcg@{check_k(k)}", convention=convention, label_gain=label_gain,
                         empty=empty)
@@ -155,13 +166,14 @@ def risk_feval(baselines, *, query_ids=None, measure="urisk", alpha=1.0, k=10, c
     -------
     callable
         ``(preds, eval_data)`` or ``(y_true, y_pred, weight, group)`` → ``(name, value, True)``,
-        name like ``"urisk@10[a=5]"``.
+        name like ``"urisk@10[a=5, default]"`` (the measure, α and the convention of the
+        model's NDCG@k).
 
     Examples
     --------
     >>> f = risk_feval([0.5, 1.0], measure="urisk", alpha=5, k=1)  # BM25's NDCG@1 per query
     >>> f([2, 0, 0, 1], [0.2, 0.1, 0.4, 0.3], None, [2, 2])  # y_true, y_pred, weight, group
-    ('urisk@1[a=5]', -2.75, True)
+    ('urisk@1[a=5, default]', -2.75, True)
     """
     check_choice(measure, "measure", risk.RISK_MEASURES)
     against = risk.RISK_MEASURES[measure].against
@@ -205,5 +217,8 @@ def risk_feval(baselines, *, query_ids=None, measure="urisk", alpha=1.0, k=10, c
         value = float(against(model[None, :], baselines_of(dataset, model.size).T, alpha)[0])
         return 0.0 if np.isnan(value) else value  # TRisk where undefined (every x_q equal)
 
-    return _Feval(f"{measure}@{k}[a={alpha:g}]", per_query, aggregate,
+    conv = ndcg_at_k.convention(convention, label_gain=label_gain)
+    overrides = {"label_gain": label_gain}
+    return _Feval(f"{measure}@{k}[a={alpha:g}, {_convention_label(conv, overrides)}]",
+                  per_query, aggregate,
                   by_dataset=isinstance(baselines, Mapping))

@@ -206,6 +206,32 @@ class LambdaMART:
             raise ValueError(f"{type(self).__name__} needs query groups (fit(..., group=...))")
         return self.gradients(y_pred, y_true, group, weight)
 
+    def lgbm_ranker(self, **params):
+        """``lightgbm.LGBMRanker`` training with this objective, LightGBM's own metrics off.
+
+        ``LGBMRanker(objective=obj.sklearn_objective)`` alone computes LightGBM's ``ndcg@1`` to
+        ``ndcg@5`` and lists them before an ``eval_metric`` of :mod:`lgb_risk.feval`, so that
+        ``early_stopping(first_metric_only=True)`` stops on LightGBM's ``ndcg@1``. Here
+        ``metric="None"`` unless ``params`` names a metric, which is then warned about.
+
+        >>> ranker = LambdaMART().lgbm_ranker(n_estimators=50)
+        >>> ranker.get_params()["metric"]
+        'None'
+        """
+        import warnings
+
+        import lightgbm as lgb
+
+        if "objective" in params:
+            raise ValueError("lgbm_ranker sets objective= itself (this objective)")
+        metric = params.setdefault("metric", "None")
+        if metric not in ("None", "none", "", None, []):
+            warnings.warn(f"metric={metric!r}: LightGBM's own metrics come before an "
+                          "eval_metric of lgb_risk.feval, so early_stopping(first_metric_only"
+                          "=True) stops on LightGBM's first metric; pass no metric to stop on "
+                          "the feval", UserWarning, stacklevel=2)
+        return lgb.LGBMRanker(objective=self.sklearn_objective, **params)
+
     def gradients(self, preds, labels, group, weight=None):
         """Gradients and hessians (float32 arrays) of all documents for the current scores.
 

@@ -140,8 +140,8 @@ def test_fevals_work_as_lgbmranker_eval_metric():
     results = ranker.evals_result_["valid_0"]
     preds = ranker.predict(valid_X, raw_score=True)
     want = metrics.ndcg(valid_y, preds, group[20:], 10).mean()
-    assert results["ndcg@10"][-1] == pytest.approx(want, abs=1e-12)
-    assert results["urisk@10[a=5]"][-1] == pytest.approx(
+    assert results["ndcg@10[default]"][-1] == pytest.approx(want, abs=1e-12)
+    assert results["urisk@10[a=5, default]"][-1] == pytest.approx(
         risk.urisk(metrics.ndcg(valid_y, preds, group[20:], 10), bm25, 5), abs=1e-12)
 
 

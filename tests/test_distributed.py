@@ -174,9 +174,9 @@ def test_early_stopping_stops_every_rank_at_the_same_iteration(client, data):
     assert timings[0]["iterations"] == booster.best_iteration + 3
     preds = booster.predict(Xv, num_iteration=booster.best_iteration)
     whole = ndcg_feval(10)(yv, preds, None, gv)[1]
-    assert booster.best_score["valid"]["ndcg@10"] == pytest.approx(whole, abs=1e-12)
+    assert booster.best_score["valid"]["ndcg@10[default]"] == pytest.approx(whole, abs=1e-12)
     urisk = risk_feval(valid_baseline, alpha=5)(yv, preds, None, gv)[1]
-    assert booster.best_score["valid"]["urisk@10[a=5]"] == pytest.approx(urisk, abs=1e-12)
+    assert booster.best_score["valid"]["urisk@10[a=5, default]"] == pytest.approx(urisk, abs=1e-12)
 
 
 def test_a_rank_that_raises_fails_the_call_quickly(client, data):

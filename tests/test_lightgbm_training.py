@@ -102,9 +102,9 @@ def test_feval_early_stopping_with_per_set_baselines():
     scores = model.predict(test.X, num_iteration=model.best_iteration)
     ndcg = metrics.ndcg(test.y, scores, test.group, 10)
     bm25 = baselines[sets["test"]].align(test.query_ids)[:, 0]
-    assert evals["test"]["ndcg@10"][best] == pytest.approx(ndcg.mean(), abs=1e-12)
+    assert evals["test"]["ndcg@10[default]"][best] == pytest.approx(ndcg.mean(), abs=1e-12)
     x = np.where(ndcg >= bm25, ndcg - bm25, 6 * (ndcg - bm25))
-    assert evals["test"]["urisk@10[a=5]"][best] == pytest.approx(x.mean(), abs=1e-12)
+    assert evals["test"]["urisk@10[a=5, default]"][best] == pytest.approx(x.mean(), abs=1e-12)
 
 
 def test_tfaro_scales_each_querys_gradients_by_one_plus_alpha_prime_on_mq2008():
@@ -140,3 +140,33 @@ def test_tfaro_scales_each_querys_gradients_by_one_plus_alpha_prime_on_mq2008():
         np.testing.assert_allclose(risky[moved] / plain[moved], 1 + alpha_prime[moved],
                                    rtol=2e-5, err_msg=f"after {trees} trees")
     assert len(set(s_x.values())) == 4  # s_x does change: keeping it is a choice
+
+
+def test_lgbm_ranker_stops_on_the_feval_not_on_lightgbms_ndcg_at_1():
+    """LGBMRanker(objective=obj.sklearn_objective) lists LightGBM's ndcg@1.. first, so that
+    early_stopping(first_metric_only=True) stops on ndcg@1; obj.lgbm_ranker() turns LightGBM's
+    metrics off, and the model kept is the feval's best iteration."""
+    import inspect
+
+    rng = np.random.default_rng(3)
+    group = np.full(80, 12)
+    X = rng.normal(size=(group.sum(), 5))
+    y = np.clip((X[:, 0] + rng.normal(scale=1.0, size=X.shape[0])).round().astype(int), 0, 3)
+    train, valid = slice(0, 480), slice(480, None)
+    fit = {"group": group[:40], "eval_group": [group[40:]], "eval_metric": [feval.ndcg_feval(10)],
+           "callbacks": [lgb.early_stopping(5, first_metric_only=True, verbose=False)]}
+    if "eval_X" in inspect.signature(lgb.LGBMRanker.fit).parameters:  # lightgbm >= 4.7
+        fit.update(eval_X=(X[valid],), eval_y=(y[valid],))
+    else:
+        fit.update(eval_set=[(X[valid], y[valid])])
+    settings = {"n_estimators": 80, "learning_rate": 0.3, "min_child_samples": 5, "verbose": -1}
+    trap = lgb.LGBMRanker(objective=LambdaMART().sklearn_objective, **settings)
+    trap.fit(X[train], y[train], **fit)
+    assert list(trap.evals_result_["valid_0"])[0] == "ndcg@1"
+    ranker = LambdaMART().lgbm_ranker(**settings)
+    ranker.fit(X[train], y[train], **fit)
+    curve = ranker.evals_result_["valid_0"]
+    assert list(curve) == ["ndcg@10[default]"]
+    assert ranker.best_iteration_ == int(np.argmax(curve["ndcg@10[default]"])) + 1
+    with pytest.warns(UserWarning, match="LightGBM's own metrics come before"):
+        LambdaMART().lgbm_ranker(metric="ndcg")
