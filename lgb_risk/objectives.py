@@ -206,6 +206,32 @@ class LambdaMART:
             raise ValueError(f"{type(self).__name__} needs query groups (fit(..., group=...))")
         return self.gradients(y_pred, y_true, group, weight)
 
+    def xgboost_objective(self, preds, dtrain):
+        """The objective with XGBoost's signature ``(preds, DMatrix) -> (grad, hess)``, for
+        ``xgboost.train(params, dtrain, obj=objective.xgboost_objective)``.
+
+        The queries are the DMatrix's groups (``DMatrix(X, y, qid=...)`` or ``set_group``), in
+        its order, as a baseline array or ``query_ids`` must be. XGBoost weighs a ranking by
+        query (one weight per group), so each query's weight is given to all its documents.
+        The hessians are LambdaMART's, small at the start of training (ρ(1 − ρ) times a
+        ΔNDCG): XGBoost's default ``min_child_weight=1`` then stops trees early, where
+        LightGBM's ``min_sum_hessian_in_leaf`` is 1e-3; pass ``min_child_weight=1e-3`` for the
+        trees LightGBM would grow.
+        """
+        pointer = np.asarray(dtrain.get_uint_info("group_ptr"), dtype=np.int64)
+        if pointer.size < 2:
+            raise ValueError(f"{type(self).__name__} needs query groups: build the DMatrix "
+                             "with qid=... (or set_group)")
+        group = np.diff(pointer)
+        weight = dtrain.get_weight()
+        if weight.size == group.size:
+            weight = np.repeat(weight, group)
+        elif weight.size not in (0, pointer[-1]):
+            raise ValueError(f"the DMatrix has {weight.size} weights for {group.size} queries "
+                             f"of {pointer[-1]} documents: give one weight per query")
+        return self.gradients(preds, dtrain.get_label(), group,
+                              weight if weight.size else None)
+
     def lgbm_ranker(self, **params):
         """``lightgbm.LGBMRanker`` training with this objective, LightGBM's own metrics off.
 
