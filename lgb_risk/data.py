@@ -6,6 +6,7 @@ Every reader refuses malformed input with a :class:`ValueError` naming the file 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -14,7 +15,7 @@ import numpy as np
 
 __all__ = ["read_run", "read_qrels", "read_run_columns", "read_qrels_columns", "RunColumns",
            "QrelsColumns", "run_name", "load_letor", "LetorData", "read_pool_scores",
-           "read_per_topic_table"]
+           "read_per_topic_table", "as_run", "as_qrels"]
 
 
 def run_name(path) -> str:
@@ -331,6 +332,127 @@ class LetorData:
     query_ids: np.ndarray
     group: np.ndarray
     docids: np.ndarray | None
+
+
+# -- runs and qrels held by other tools, in memory -------------------------------------------
+
+#: Column names of a run or qrels frame, by tool: (topic, document, score or grade).
+_RUN_COLUMNS = {"lgb_risk": ("topic", "docno", "score"), "PyTerrier": ("qid", "docno", "score"),
+                "ir_measures": ("query_id", "doc_id", "score"), "ranx": ("q_id", "doc_id", "score")}
+_QRELS_COLUMNS = {"lgb_risk": ("topic", "docno", "grade"), "PyTerrier": ("qid", "docno", "label"),
+                  "ir_measures": ("query_id", "doc_id", "relevance"),
+                  "ranx": ("q_id", "doc_id", "score")}
+
+
+def _triples(value, columns: dict, what: str):
+    """(topics, documents, values) of a run or qrels given as a frame (any tool's column names,
+    :data:`_RUN_COLUMNS`), a mapping topic -> {document: value} (pytrec_eval, ir_measures,
+    ranx's ``to_dict``), a ranx ``Qrels``/``Run``, or an iterable of records with
+    ``query_id``, ``doc_id`` and ``score``/``relevance`` (ir_measures' ``ScoredDoc``/``Qrel``)."""
+    if type(value).__module__.split(".")[0] == "ranx":
+        value = value.to_dict()
+    if hasattr(value, "columns"):
+        names = set(value.columns)
+        for topic, doc, number in columns.values():
+            if {topic, doc, number} <= names:
+                return (value[topic].astype(str).tolist(), value[doc].astype(str).tolist(),
+                        value[number].tolist())
+        raise ValueError(f"a {what} frame needs the columns of one of " + "; ".join(
+            f"{tool} ({', '.join(c)})" for tool, c in columns.items())
+            + f"; it has {', '.join(map(str, value.columns))}")
+    if isinstance(value, Mapping):
+        topics, docs, numbers = [], [], []
+        for topic, ranking in value.items():
+            if not isinstance(ranking, Mapping):
+                raise ValueError(f"a {what} given as a mapping must map each topic to a mapping "
+                                 f"document -> value; topic {topic!r} maps to "
+                                 f"{type(ranking).__name__}")
+            for doc, number in ranking.items():
+                topics.append(str(topic))
+                docs.append(str(doc))
+                numbers.append(number)
+        return topics, docs, numbers
+    number_field = "relevance" if what == "qrels" else "score"
+    try:
+        records = [(str(r.query_id), str(r.doc_id), getattr(r, number_field)) for r in value]
+    except (TypeError, AttributeError):
+        raise ValueError(f"cannot read a {what} from {type(value).__name__}: expected a frame "
+                         f"with topic, document and {number_field} columns, a mapping topic -> "
+                         f"{{document: {number_field}}}, a ranx {what.title()} or records with "
+                         f"query_id, doc_id and {number_field}") from None
+    topics, docs, numbers = (list(column) for column in zip(*records)) if records else ([], [],
+                                                                                        [])
+    return topics, docs, numbers
+
+
+def as_run(run):
+    """A run held in memory by another tool, as :func:`read_run`'s frame (``topic``, ``docno``,
+    ``score``).
+
+    Accepted: this library's frame; a frame with PyTerrier's columns (``qid``, ``docno``,
+    ``score``), ir_measures' (``query_id``, ``doc_id``, ``score``) or ranx's (``q_id``,
+    ``doc_id``, ``score``); a mapping ``{topic: {docno: score}}`` (pytrec_eval, ir_measures);
+    a ranx ``Run``; an iterable of ir_measures ``ScoredDoc``. Topics and document ids become
+    strings. A score that is not a finite number is an error naming topic and document.
+
+    >>> as_run({"151": {"d1": 2.5, "d2": 1.0}})["score"].tolist()
+    [2.5, 1.0]
+    """
+    import pandas as pd
+
+    if hasattr(run, "columns") and {"topic", "docno", "score"} <= set(run.columns):
+        return run
+    topics, docs, scores = _triples(run, _RUN_COLUMNS, "run")
+    values = _numbers(scores, topics, docs, "score", float)
+    frame = pd.DataFrame({"topic": topics, "docno": docs, "score": values})
+    frame.attrs["name"] = getattr(run, "name", None) or ""
+    return frame
+
+
+def as_qrels(qrels):
+    """Judgments held in memory by another tool, as :func:`read_qrels`' frame (``topic``,
+    ``docno``, ``grade``): the same forms as :func:`as_run`, with PyTerrier's ``label``,
+    ir_measures' ``relevance`` or ranx's ``score`` as the grade. A grade that is not a whole
+    number is an error naming topic and document.
+
+    >>> as_qrels({"151": {"d1": 2, "d2": 0}})["grade"].tolist()
+    [2, 0]
+    """
+    import pandas as pd
+
+    if hasattr(qrels, "columns") and {"topic", "docno", "grade"} <= set(qrels.columns):
+        return qrels
+    topics, docs, grades = _triples(qrels, _QRELS_COLUMNS, "qrels")
+    values = _numbers(grades, topics, docs, "grade", int)
+    return pd.DataFrame({"topic": topics, "docno": docs, "grade": values})
+
+
+def _numbers(values, topics, docs, what: str, kind) -> np.ndarray:
+    """Scores (finite floats) or grades (whole numbers) checked, naming the first bad one."""
+    try:
+        numbers = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        numbers = None
+    if numbers is None or numbers.ndim != 1:
+        bad = next((i for i, v in enumerate(values) if not _is_number(v)), 0)
+        raise ValueError(f"the {what} of topic {topics[bad]!r}, document {docs[bad]!r} is "
+                         f"{values[bad]!r}, not a number")
+    wrong = ~np.isfinite(numbers) if kind is float else (
+        ~np.isfinite(numbers) | (numbers != np.round(numbers)))
+    if wrong.any():
+        i = int(np.flatnonzero(wrong)[0])
+        expected = "a finite number" if kind is float else "a whole number"
+        raise ValueError(f"the {what} of topic {topics[i]!r}, document {docs[i]!r} is "
+                         f"{values[i]!r}; expected {expected}")
+    return numbers if kind is float else numbers.astype(np.int64)
+
+
+def _is_number(value) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _data_lines(path):

@@ -188,10 +188,13 @@ def evaluate_run(qrels, run, measures=("ndcg@20", "err@20"), *, convention="gdev
 
     Parameters
     ----------
-    qrels : DataFrame
-        As returned by :func:`lgb_risk.data.read_qrels` (``topic``, ``docno``, ``grade``).
-    run : DataFrame
-        As returned by :func:`lgb_risk.data.read_run` (``topic``, ``docno``, ``score``).
+    qrels : DataFrame, mapping, ranx Qrels or ir_measures Qrels
+        As returned by :func:`lgb_risk.data.read_qrels` (``topic``, ``docno``, ``grade``), or
+        another tool's judgments in memory (:func:`lgb_risk.data.as_qrels`: PyTerrier's and
+        ir_measures' frames, ``{topic: {docno: grade}}`` as pytrec_eval takes them, ranx).
+    run : DataFrame, mapping, ranx Run or ir_measures ScoredDocs
+        As returned by :func:`lgb_risk.data.read_run` (``topic``, ``docno``, ``score``), or
+        another tool's run in memory (:func:`lgb_risk.data.as_run`).
     measures : sequence of str
         Registered measures (:mod:`lgb_risk.measures`), e.g. ``ndcg@20``, ``p@10``, ``ap``.
     convention : str
@@ -224,13 +227,14 @@ def evaluate_run(qrels, run, measures=("ndcg@20", "err@20"), *, convention="gdev
     ...                       "grade": [2, 0, 1]})
     >>> run = pd.DataFrame({"topic": ["1", "1", "2"], "docno": ["a", "b", "c"],
     ...                     "score": [0.5, 0.9, 0.3]})
-    >>> evaluate_run(qrels, run, ["ndcg@10", "p@1", "rr"]).round(4)
-           ndcg@10  p@1   rr
-    topic
-    1       0.6309  0.0  0.5
-    2       1.0000  1.0  1.0
+    >>> evaluate_run(qrels, run, ["ndcg@10", "p@1", "rr"]).round(4).to_dict("index")
+    {'1': {'ndcg@10': 0.6309, 'p@1': 0.0, 'rr': 0.5}, '2': {'ndcg@10': 1.0, 'p@1': 1.0, 'rr': 1.0}}
     """
     import pandas as pd
+
+    from lgb_risk.data import as_qrels, as_run
+
+    qrels, run = as_qrels(qrels), as_run(run)
 
     def encoded(column):
         return [str(v).encode() for v in column]

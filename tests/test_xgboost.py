@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from lgb_risk import UCRO, LambdaMART, TFARO, metrics, significance
+from lgb_risk import TFARO, UCRO, LambdaMART, metrics, significance
 from lgb_risk.data import load_letor
 from tests.conftest import random_problem, shared_file
 
