@@ -25,7 +25,7 @@ from sklearn.utils.validation import _num_samples, validate_data
 
 from lgb_risk import measures as registry
 from lgb_risk import metrics
-from lgb_risk._validation import check_alpha, check_labels, check_whole_number
+from lgb_risk._validation import check_alpha, check_group, check_labels, check_whole_number
 from lgb_risk.baselines import BaselineStore
 
 __all__ = ["RiskRanker", "queries_of_rows"]
@@ -108,6 +108,14 @@ class RiskRanker(BaseEstimator):
         The column of ``X`` that holds each row's query id (a DataFrame column name, or a
         position in an array); it is not a feature. Without it, :meth:`fit` and :meth:`score`
         take ``qid=``.
+    baseline_feature : int, optional
+        The position of the feature (a column of ``X``, after removing ``qid_column``) that
+        is the baseline's score of every row, e.g. the first-stage retrieval score of a
+        PyTerrier pipeline (``pt.ltr.score_to_feature()``): :meth:`fit` and :meth:`score` then
+        take no ``baseline=``, and no row order can misalign it. It stays a feature.
+    early_stopping_rounds : int, optional
+        With ``eval_set`` given to :meth:`fit`: stop after this many rounds without gain in the
+        first evaluation set's NDCG@k, and keep the best iteration.
     score_measure : str, default "ndcg@10"
         What :meth:`score` returns: the mean over queries of a measure of
         :mod:`lgb_risk.measures` (``"ndcg@10"``, ``"err@20"``, ``"ndcg(label_gain=linear)@5"``),
@@ -120,6 +128,10 @@ class RiskRanker(BaseEstimator):
     Attributes
     ----------
     booster_ : lightgbm.Booster
+    best_iteration_ : int
+        The number of trees :meth:`predict` uses (all of them without early stopping).
+    evals_result_ : dict
+        NDCG@k of each ``eval_set`` per round (``{"valid_0": {"ndcg@10[default]": [...]}}``).
     objective_ : the fitted objective instance
     n_features_in_ : int
     feature_names_in_ : ndarray of str (when X is a DataFrame)
@@ -143,6 +155,7 @@ class RiskRanker(BaseEstimator):
                  learning_rate: float = 0.1, num_leaves: int = 31, min_child_samples: int = 20,
                  lgbm_params: dict | None = None, random_state: int | None = None,
                  n_jobs: int | None = None, qid_column: str | int | None = None,
+                 baseline_feature: int | None = None, early_stopping_rounds: int | None = None,
                  score_measure: str = "ndcg@10", score_alpha: float = 1.0):
         self.objective = objective
         self.alpha = alpha
@@ -156,12 +169,15 @@ class RiskRanker(BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.qid_column = qid_column
+        self.baseline_feature = baseline_feature
+        self.early_stopping_rounds = early_stopping_rounds
         self.score_measure = score_measure
         self.score_alpha = score_alpha
 
     # -- fitting ---------------------------------------------------------------------------
 
-    def fit(self, X, y, *, qid=None, baseline=None) -> RiskRanker:
+    def fit(self, X, y, *, qid=None, group=None, baseline=None, eval_set=None,
+            eval_group=None) -> RiskRanker:
         """Train on rows ``X`` with relevance labels ``y``.
 
         Parameters
@@ -170,12 +186,20 @@ class RiskRanker(BaseEstimator):
         y : array-like of int, shape (n_samples,)
             Relevance grades.
         qid : array-like, shape (n_samples,), optional
-            The query of every row (rows of a query adjacent); or ``qid_column``.
+            The query of every row (rows of a query adjacent); or ``qid_column``, or ``group``.
+        group : array-like of int, optional
+            LightGBM's query sizes instead of ``qid`` (as PyTerrier's ``form="ltr"`` passes
+            them); the queries are then numbered 0, 1, ... in row order.
         baseline : array-like (n_samples,) or (n_samples, n_systems), or BaselineStore
             The baseline systems' score of every row (a first-stage score such as BM25, or a
             feature column), each ranking its query's rows: the objective measures their
             NDCG@k per query. Or a store of per-query NDCG@k keyed by query id. Not used by
-            LambdaMART.
+            LambdaMART; not given with ``baseline_feature``.
+        eval_set : list of (X, y), optional
+            Evaluation sets (LightGBM's and PyTerrier's convention), with ``eval_group``, their
+            query sizes: NDCG@k per round in ``evals_result_``; early stopping on the first with
+            ``early_stopping_rounds``.
+        eval_group : list of array-like of int, optional
         """
         import lightgbm as lgb
 
@@ -189,7 +213,7 @@ class RiskRanker(BaseEstimator):
         alpha = check_alpha(self.alpha)
         check_whole_number(self.n_estimators, "n_estimators")
         self._score_target()  # a wrong score_measure is refused before training
-        features, query_ids, group = self._rows(X, qid, "fit")
+        features, query_ids, group = self._rows(X, qid, "fit", group)
         features, y = validate_data(self, features, y, reset=True, **_ARRAYS)
         labels = check_labels(y, "y")
         if labels.size < 2:
@@ -199,15 +223,70 @@ class RiskRanker(BaseEstimator):
         if cls.baseline_parameter is None:
             objective = cls(**objective_params)
         else:
+            baseline = self._baseline_of_rows(baseline, features, "fit")
             values = self._baseline_ndcg(baseline, labels, group, query_ids, k, "fit")
             objective = cls(alpha=alpha, k=k, query_ids=query_ids,
                             **{cls.baseline_parameter: values}, **objective_params)
         objective.validate_params()
         params = self._lightgbm_params(objective)
         train_set = lgb.Dataset(features, labels, group=group, params={"verbose": -1})
-        self.booster_ = lgb.train(params, train_set, num_boost_round=self.n_estimators)
+        valid_sets = self._evaluation_sets(eval_set, eval_group, train_set)
+        self.evals_result_: dict = {}
+        callbacks = [lgb.record_evaluation(self.evals_result_)]
+        if self.early_stopping_rounds is not None:
+            check_whole_number(self.early_stopping_rounds, "early_stopping_rounds")
+            if not valid_sets:
+                raise ValueError("early_stopping_rounds needs eval_set= (and eval_group=) in "
+                                 "fit")
+            callbacks.append(lgb.early_stopping(self.early_stopping_rounds,
+                                                first_metric_only=True, verbose=False))
+        from lgb_risk.feval import ndcg_feval
+
+        self.booster_ = lgb.train(params, train_set, num_boost_round=self.n_estimators,
+                                  valid_sets=valid_sets, feval=ndcg_feval(k) if valid_sets
+                                  else None, callbacks=callbacks)
+        self.best_iteration_ = (self.booster_.best_iteration or
+                                self.booster_.current_iteration())
         self.objective_ = objective
         return self
+
+    def _evaluation_sets(self, eval_set, eval_group, train_set) -> list:
+        """``eval_set``'s (X, y) pairs with ``eval_group``'s query sizes, as LightGBM Datasets
+        checked like the training rows."""
+        import lightgbm as lgb
+
+        if eval_set is None:
+            if eval_group is not None:
+                raise ValueError("eval_group was given without eval_set")
+            return []
+        if eval_group is None or len(eval_group) != len(eval_set):
+            raise ValueError("eval_set needs eval_group: the query sizes of each evaluation "
+                             "set, in a list as long as eval_set")
+        sets = []
+        for index, ((X_valid, y_valid), sizes) in enumerate(zip(eval_set, eval_group)):
+            features, _ = self._split_query_column(X_valid)
+            features = validate_data(self, features, reset=False, **_ARRAYS)
+            labels = check_labels(y_valid, f"eval_set[{index}]'s y")
+            sizes = check_group(sizes, labels.size, f"eval_set[{index}]'s y")
+            sets.append(lgb.Dataset(features, labels, group=sizes, reference=train_set,
+                                    params={"verbose": -1}))
+        return sets
+
+    def _baseline_of_rows(self, baseline, features, method: str):
+        """``baseline`` as given, or the ``baseline_feature`` column of the features."""
+        column = self.baseline_feature
+        if column is None:
+            return baseline
+        if baseline is not None:
+            raise ValueError(f"{method}: baseline= was given and baseline_feature={column!r} "
+                             "too; give one")
+        n_features = features.shape[1]
+        if isinstance(column, bool) or not isinstance(column, (int, np.integer)) or not (
+                0 <= column < n_features):
+            raise ValueError(f"baseline_feature must be a feature position from 0 to "
+                             f"{n_features - 1}, got {column!r}")
+        values = features[:, int(column)]
+        return np.asarray(values.toarray() if hasattr(values, "toarray") else values).ravel()
 
     def _lightgbm_params(self, objective) -> dict:
         given = dict(self.lgbm_params or {})
@@ -243,18 +322,24 @@ class RiskRanker(BaseEstimator):
         dense = np.asarray(X.toarray() if hasattr(X, "toarray") else X)
         return np.delete(dense, int(column), axis=1), dense[:, int(column)]
 
-    def _rows(self, X, qid, method: str):
+    def _rows(self, X, qid, method: str, group=None):
         """The features (without the query-id column), the query ids and the query sizes."""
         features, in_column = self._split_query_column(X)
+        given = [name for name, value in (("qid=", qid), ("group=", group),
+                                          (f"qid_column={self.qid_column!r}", in_column))
+                 if value is not None]
+        if len(given) > 1:
+            raise ValueError(f"{method}: {' and '.join(given)} both give the rows' queries; "
+                             "give one")
         if in_column is not None:
-            if qid is not None:
-                raise ValueError(f"{method}: qid= was given and qid_column={self.qid_column!r} "
-                                 "too; give one")
             qid = in_column
+        elif group is not None:
+            sizes = check_group(group, _num_samples(features), "X")
+            qid = np.repeat(np.arange(sizes.size), sizes)
         elif qid is None:
             raise ValueError(f"RiskRanker.{method} needs the query of every row: qid=... (one "
                              "id per row, a query's rows adjacent), or qid_column= naming the "
-                             "column of X that holds it")
+                             "column of X that holds it, or group= (query sizes)")
         query_ids, group = queries_of_rows(qid)
         if group.sum() != _num_samples(features):
             raise ValueError(f"qid has {group.sum()} ids but X has {_num_samples(features)} "
@@ -299,7 +384,7 @@ class RiskRanker(BaseEstimator):
         self._check_fitted("predict")
         features, _ = self._split_query_column(X)
         features = validate_data(self, features, reset=False, **_ARRAYS)
-        return np.asarray(self.booster_.predict(features))
+        return np.asarray(self.booster_.predict(features, num_iteration=self.best_iteration_))
 
     def _score_target(self):
         """``score_measure`` parsed: ("risk", name) or ("measure", MeasureSpec)."""
@@ -315,10 +400,10 @@ class RiskRanker(BaseEstimator):
             raise ValueError(f"score_measure: {error}; or a risk measure, one of "
                              f"{', '.join(RISK_MEASURES)}") from None
 
-    def score(self, X, y, *, qid=None, baseline=None, sample_weight=None) -> float:
+    def score(self, X, y, *, qid=None, group=None, baseline=None, sample_weight=None) -> float:
         """The fitted model's ``score_measure`` on rows ``X`` with labels ``y``: the mean over
         queries of a measure, or a risk measure of its NDCG@k against ``baseline`` (as in
-        :meth:`fit`) at ``score_alpha``. Higher is better.
+        :meth:`fit`) at ``score_alpha``. Higher is better. The rows' queries as in :meth:`fit`.
 
         ``sample_weight`` (one per row, equal within a query) weights the queries in the mean
         of a measure; a risk measure takes none (scikit-learn's Pipeline passes
@@ -327,7 +412,7 @@ class RiskRanker(BaseEstimator):
 
         self._check_fitted("score")
         kind, target = self._score_target()
-        _, query_ids, group = self._rows(X, qid, "score")
+        features, query_ids, group = self._rows(X, qid, "score", group)
         labels = check_labels(y, "y")
         if labels.size != group.sum():
             raise ValueError(f"y has {labels.size} labels but X has {group.sum()} rows")
@@ -340,6 +425,8 @@ class RiskRanker(BaseEstimator):
             raise ValueError(f"sample_weight weights queries in the mean of a measure; the risk "
                              f"measure {target!r} takes no weights")
         k = check_whole_number(self.k, "k")
+        features = validate_data(self, features, reset=False, **_ARRAYS)
+        baseline = self._baseline_of_rows(baseline, features, "score")
         base = self._baseline_ndcg(baseline, labels, group, query_ids, k, "score")
         if isinstance(base, BaselineStore):
             base.require_measure("ndcg", k)

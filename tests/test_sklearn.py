@@ -159,7 +159,7 @@ def test_a_dataframe_with_a_query_id_column_needs_no_routing():
                           {"learning_rate": [0.05, 0.2]}, cv=GroupKFold(3)).fit(frame, y,
                                                                                 groups=qid)
     assert search.best_score_ > 0
-    with pytest.raises(ValueError, match="qid= was given and qid_column='query' too"):
+    with pytest.raises(ValueError, match="qid= and qid_column='query' both give the rows' queries"):
         model.score(frame, y, qid=qid)
     positional = RiskRanker(qid_column=5, **SMALL).fit(np.column_stack([X, qid]), y)
     np.testing.assert_array_equal(positional.predict(np.column_stack([X, qid])),
@@ -201,3 +201,32 @@ def test_scikit_learns_estimator_checks():
     reasons = {r["check_name"]: " ".join(str(e) for e in (
         r["exception"], r["exception"].__cause__, r["exception"].__context__)) for r in failed}
     assert all("needs the query of every row" in reason for reason in reasons.values()), reasons
+
+
+def test_group_sizes_a_baseline_feature_and_early_stopping_on_an_evaluation_set():
+    """LightGBM's and PyTerrier's conventions: group= instead of qid=, the baseline as a feature
+    column, eval_set/eval_group with early stopping on its NDCG@10 (the model kept is the
+    curve's best iteration, as lightgbm.train keeps it)."""
+    X, y, qid, bm25 = _problem(7, n_queries=60)
+    group = _group(qid)
+    with_bm25 = np.column_stack([X, bm25])
+    by_qid = RiskRanker("UCRO", alpha=5, **SMALL).fit(with_bm25, y, qid=qid, baseline=bm25)
+    by_group = RiskRanker("UCRO", alpha=5, baseline_feature=5, **SMALL).fit(with_bm25, y,
+                                                                           group=group)
+    np.testing.assert_array_equal(by_group.predict(with_bm25), by_qid.predict(with_bm25))
+    assert by_group.score(with_bm25, y, group=group) == by_qid.score(with_bm25, y, qid=qid)
+    with pytest.raises(ValueError, match="baseline= was given and baseline_feature=5 too"):
+        by_group.fit(with_bm25, y, group=group, baseline=bm25)
+    with pytest.raises(ValueError, match="qid= and group= both give the rows' queries"):
+        by_group.fit(with_bm25, y, qid=qid, group=group)
+    train, valid = slice(0, 400), slice(400, None)
+    stopping = RiskRanker(n_estimators=80, learning_rate=0.3, min_child_samples=5,
+                          early_stopping_rounds=5, random_state=0, n_jobs=1)
+    stopping.fit(X[train], y[train], group=group[:40], eval_set=[(X[valid], y[valid])],
+                 eval_group=[group[40:]])
+    curve = stopping.evals_result_["valid_0"]["ndcg@10[default]"]
+    assert stopping.best_iteration_ == int(np.argmax(curve)) + 1 < len(curve)
+    kept = stopping.booster_.predict(X[valid], num_iteration=stopping.best_iteration_)
+    np.testing.assert_array_equal(stopping.predict(X[valid]), kept)
+    with pytest.raises(ValueError, match="early_stopping_rounds needs eval_set="):
+        clone(stopping).fit(X, y, qid=qid)
