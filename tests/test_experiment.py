@@ -499,7 +499,13 @@ def test_a_failing_unit_fails_alone_on_a_dask_scheduler(tmp_path, monkeypatch):
         return real(unit, *args)
 
     monkeypatch.setattr(runner, "compute_unit", broken)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    # The workers are threads of this process (so that the patch reaches them): one worker,
+    # and the baselines written first, so that no two threads run numba's parallel kernels or
+    # LightGBM's OpenMP regions at once (an in-process cluster is a test device; real workers
+    # are processes).
+    run_experiment(config, tmp_path / "out", stop_after="baselines", stream=open(os.devnull,
+                                                                                  "w"))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   dashboard_address=":0") as cluster:
         with pytest.raises(ValueError, match=r"1 unit\(s\) failed.*fold 1 UCRO α=2: "
                                              r"RuntimeError: disk full"):
