@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,13 @@ import pandas as pd
 from lgb_risk import measures as registry
 from lgb_risk import metrics
 from lgb_risk._io import atomic_write, atomic_write_text, read_exact_csv
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+    from typing import Any
+
+    from lgb_risk._typing import ArrayLike
 
 __all__ = ["BaselineStore", "aligned_baselines"]
 
@@ -94,8 +102,10 @@ class BaselineStore:
     # -- construction --------------------------------------------------------------------------
 
     @classmethod
-    def from_scores(cls, scores, labels, group, query_ids, name: str, *, k: int = 10,
-                    label_gain=None, ties: str = "stable") -> BaselineStore:
+    def from_scores(cls, scores: ArrayLike, labels: ArrayLike, group: ArrayLike,
+                    query_ids: ArrayLike | None, name: str, *, k: int = 10,
+                    label_gain: str | ArrayLike | None = None,
+                    ties: str = "stable") -> BaselineStore:
         """NDCG@k per query of the ranking given by ``scores`` (e.g. a model's predictions)."""
         values = metrics.ndcg(labels, scores, group, k, ties=ties, label_gain=label_gain)
         ids = _ids(query_ids)
@@ -105,8 +115,10 @@ class BaselineStore:
                    {name: {"source": "scores", "ties": ties}})
 
     @classmethod
-    def from_feature(cls, X, labels, group, query_ids, feature: int, name: str | None = None, *,
-                     k: int = 10, label_gain=None, ties: str = "stable") -> BaselineStore:
+    def from_feature(cls, X: Any, labels: ArrayLike, group: ArrayLike,
+                     query_ids: ArrayLike | None, feature: int, name: str | None = None, *,
+                     k: int = 10, label_gain: str | ArrayLike | None = None,
+                     ties: str = "stable") -> BaselineStore:
         """NDCG@k per query of ranking by one feature, descending (e.g. BM25).
 
         ``feature`` is the 1-based feature number of the LETOR/SVMlight file (LETOR 4.0 feature 25
@@ -172,7 +184,7 @@ class BaselineStore:
             raise ValueError(f"the baselines were computed with {self.measure}@{self.k}, but "
                              f"{measure}@{k} is needed")
 
-    def align(self, query_ids, names=None) -> np.ndarray:
+    def align(self, query_ids: ArrayLike | None, names: Sequence[str] | None = None) -> np.ndarray:
         """Values for ``query_ids`` in that order: array (n_queries, n_baselines).
 
         Raises ValueError listing the ids the store lacks.
@@ -211,7 +223,7 @@ class BaselineStore:
 
     # -- persistence ---------------------------------------------------------------------------
 
-    def save(self, path) -> None:
+    def save(self, path: str | os.PathLike) -> None:
         """Write the values (``.csv`` or ``.parquet``) and ``PATH.meta.json`` with the measure.
 
         CSV values are written with full precision, so :meth:`load` gives back identical floats.
@@ -235,7 +247,7 @@ class BaselineStore:
         atomic_write_text(_meta_path(p), json.dumps(meta, indent=1))
 
     @classmethod
-    def load(cls, path) -> BaselineStore:
+    def load(cls, path: str | os.PathLike) -> BaselineStore:
         """Read a store written by :meth:`save`."""
         p = Path(path)
         meta_path = _meta_path(p)
@@ -261,9 +273,9 @@ class BaselineStore:
         return cls(frame.set_index("query_id"), meta["measure"], meta["k"], meta["metadata"])
 
 
-def aligned_baselines(value, n_queries: int, *, query_ids=None, k: int = 10,
-                      several: bool = True, owner: str = "baselines", parameter: str = "baselines",
-                      the_set: str = "the set") -> np.ndarray:
+def aligned_baselines(value: Any, n_queries: int, *, query_ids: ArrayLike | None = None,
+                      k: int = 10, several: bool = True, owner: str = "baselines",
+                      parameter: str = "baselines", the_set: str = "the set") -> np.ndarray:
     """Baseline NDCG@k aligned to a set of ``n_queries`` queries: (n_queries, n_systems).
 
     The one place where baselines enter, for the objectives and the fevals alike, with one set of
@@ -297,7 +309,8 @@ def aligned_baselines(value, n_queries: int, *, query_ids=None, k: int = 10,
     bad = ~np.isfinite(matrix) | (matrix < 0) | (matrix > 1)
     if bad.any():
         q = int(np.flatnonzero(bad.any(axis=1))[0])
-        where = f"query {query_ids[q]!r}" if query_ids is not None else f"query index {q}"
+        where = (f"query {np.asarray(query_ids)[q]!r}" if query_ids is not None
+                 else f"query index {q}")
         wrong = float(matrix[q][bad[q]][0])
         hint = " (a percentage instead of a fraction?)" if 1 < wrong <= 100 else ""
         raise ValueError(f"{owner}: the baseline NDCG@{k} of {where} is {wrong}; expected a "

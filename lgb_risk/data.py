@@ -9,16 +9,19 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["read_run", "read_qrels", "read_run_columns", "read_qrels_columns", "RunColumns",
            "QrelsColumns", "run_name", "load_letor", "LetorData", "read_pool_scores",
            "read_per_topic_table", "as_run", "as_qrels"]
 
 
-def run_name(path) -> str:
+def run_name(path: str | os.PathLike) -> str:
     """Name of a run: its file name without the last extension (``runs/rm_cata.txt`` → ``rm_cata``).
 
     TREC run files often carry the same RUNID in every file (the TREC 2012 baselines all say
@@ -191,7 +194,7 @@ def _read_trec(path, layout: str, numeric: dict, what: str):
     return topic, docno, values
 
 
-def read_run_columns(path) -> RunColumns:
+def read_run_columns(path: str | os.PathLike) -> RunColumns:
     """Read a TREC run file (``QID Q0 DOCNO RANK SCORE RUNID`` per line) as columns.
 
     The fast path parses the whole file in numpy's C reader; any line it cannot vouch for sends
@@ -217,7 +220,7 @@ def read_run_columns(path) -> RunColumns:
                       values["SCORE"].astype(np.float64), run_name(path))
 
 
-def read_qrels_columns(path) -> QrelsColumns:
+def read_qrels_columns(path: str | os.PathLike) -> QrelsColumns:
     """Read a TREC qrels file (``QID ITERATION DOCNO GRADE`` per line) as columns.
 
     Raises
@@ -245,7 +248,7 @@ def _decoded(values, path) -> list[str]:
         raise ValueError(f"{path}: holds an id that is not UTF-8 text") from None
 
 
-def read_run(path):
+def read_run(path: str | os.PathLike) -> pd.DataFrame:
     """Read a TREC run file (``QID Q0 DOCNO RANK SCORE RUNID`` per line).
 
     Returns
@@ -277,7 +280,7 @@ def read_run(path):
     return frame
 
 
-def read_qrels(path):
+def read_qrels(path: str | os.PathLike) -> pd.DataFrame:
     """Read a TREC qrels file (``QID ITERATION DOCNO GRADE`` per line).
 
     Returns
@@ -385,7 +388,7 @@ def _triples(value, columns: dict, what: str):
     return topics, docs, numbers
 
 
-def as_run(run):
+def as_run(run: Any) -> pd.DataFrame:
     """A run held in memory by another tool, as :func:`read_run`'s frame (``topic``, ``docno``,
     ``score``).
 
@@ -409,7 +412,7 @@ def as_run(run):
     return frame
 
 
-def as_qrels(qrels):
+def as_qrels(qrels: Any) -> pd.DataFrame:
     """Judgments held in memory by another tool, as :func:`read_qrels`' frame (``topic``,
     ``docno``, ``grade``): the same forms as :func:`as_run`, with PyTerrier's ``label``,
     ir_measures' ``relevance`` or ranx's ``score`` as the grade. A grade that is not a whole
@@ -562,7 +565,7 @@ def _check_width(p: Path, X, n_features) -> None:
             stacklevel=3)
 
 
-def load_letor(path, *, n_features=None) -> LetorData:
+def load_letor(path: str | os.PathLike, *, n_features: int | None = None) -> LetorData:
     """Read an SVMlight/LETOR file (``label qid:Q 1:v 2:v ... # comment``) for ranking.
 
     Files without ``qid:`` are read with LightGBM's ``PATH.query`` file of query sizes beside
@@ -650,7 +653,7 @@ def load_letor(path, *, n_features=None) -> LetorData:
                      group=group, docids=_comment_docids(p))
 
 
-def read_pool_scores(path, pool: LetorData) -> np.ndarray:
+def read_pool_scores(path: str | os.PathLike, pool: LetorData) -> np.ndarray:
     """A ranker's scores of a pool's documents, in the pool's document order.
 
     ``path`` holds one score per line (``nan`` for a document the ranking does not hold), as many
@@ -695,7 +698,7 @@ def read_pool_scores(path, pool: LetorData) -> np.ndarray:
     return np.array(values)
 
 
-def read_per_topic_table(path, *, measure=None):
+def read_per_topic_table(path: str | os.PathLike, *, measure: str | None = None) -> pd.DataFrame:
     """A per-topic table as systems × topics: the long format ``system,topic,score`` or the
     output of ``lgb-risk evaluate --per-topic --format csv`` (``run,topic,MEASURE...``; one
     measure chosen by ``measure`` where there are several).

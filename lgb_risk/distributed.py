@@ -46,12 +46,15 @@ import math
 import socket
 import time
 from contextlib import ExitStack
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from lgb_risk._segments import offsets_from_group
 from lgb_risk._validation import check_group
+
+if TYPE_CHECKING:
+    from lgb_risk._typing import ArrayLike
 
 __all__ = ["train", "shard_bounds"]
 
@@ -71,7 +74,7 @@ class RankFailed(RuntimeError):
     """A rank stopped because another rank failed (the other rank's error is the cause)."""
 
 
-def shard_bounds(group, n_shards: int) -> np.ndarray:
+def shard_bounds(group: ArrayLike, n_shards: int) -> np.ndarray:
     """Query boundaries of ``n_shards`` contiguous shards of whole queries, balanced by document
     count: shard r holds queries ``bounds[r]`` to ``bounds[r + 1] - 1``.
 
@@ -388,9 +391,10 @@ def _as_arrays(X, y, group, what):
     return X, y, check_group(group, y.size, f"{what} labels")
 
 
-def train(params: dict, X, y, group, *, objective=None, num_boost_round: int = 100,
-          valid=None, feval=None, early_stopping_rounds: int | None = None, client=None,
-          n_workers: int | None = None, timeout: float = 120.0, timings: list | None = None):
+def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objective: Any = None,
+          num_boost_round: int = 100, valid: tuple[Any, ArrayLike, ArrayLike] | None = None,
+          feval: Any = None, early_stopping_rounds: int | None = None, client: Any = None,
+          n_workers: int | None = None, timeout: float = 120.0, timings: list | None = None) -> Any:
     """Train one LightGBM ranker on several Dask workers with exact risk-sensitive gradients.
 
     Parameters
@@ -490,7 +494,7 @@ def train(params: dict, X, y, group, *, objective=None, num_boost_round: int = 1
             raise TimeoutError(f"the workers stayed busy with another distributed training for "
                                f"{timeout:g} s (LightGBM's network is one per process)")
         try:
-            return _train_on(client, workers, params, shards, group.size, valid_shards,
+            return _train_on(client, workers, params, shards, np.size(group), valid_shards,
                              objective, fevals, num_boost_round, early_stopping_rounds, timeout,
                              timings)
         finally:

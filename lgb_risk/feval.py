@@ -24,6 +24,7 @@ References: [GEO] (:mod:`lgb_risk.references`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,12 @@ from lgb_risk import measures as registry
 from lgb_risk import risk
 from lgb_risk._validation import check_alpha, check_choice, check_k
 from lgb_risk.measures import Judged
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from lgb_risk._typing import ArrayLike, ConventionLike
 
 __all__ = ["metric_feval", "ndcg_feval", "risk_feval"]
 
@@ -75,7 +82,8 @@ class _Feval:
         return f"<feval {self.name}>"
 
 
-def metric_feval(measure="ndcg@10", *, convention=None, **overrides):
+def metric_feval(measure: str = "ndcg@10", *, convention: ConventionLike | None = None,
+                 **overrides: Any) -> Callable[..., tuple[str, float, bool]]:
     """``feval`` giving the mean of a registered measure (higher is better).
 
     Parameters
@@ -121,7 +129,9 @@ def _convention_label(conv, overrides) -> str:
     return ", ".join([conv.name, *given])
 
 
-def ndcg_feval(k=10, *, convention=None, label_gain=None, empty=None):
+def ndcg_feval(k: int | None = 10, *, convention: ConventionLike | None = None,
+               label_gain: str | ArrayLike | None = None,
+               empty: str | None = None) -> Callable[..., tuple[str, float, bool]]:
     """``feval`` giving mean NDCG@k: :func:`metric_feval` of ``ndcg@k``
     (``convention="lightgbm"`` reproduces LightGBM's built-in ``ndcg`` metric).
 
@@ -134,8 +144,9 @@ def ndcg_feval(k=10, *, convention=None, label_gain=None, empty=None):
                         empty=empty)
 
 
-def risk_feval(baselines, *, query_ids=None, measure="urisk", alpha=1.0, k=10, convention=None,
-               label_gain=None):
+def risk_feval(baselines: Any, *, query_ids: ArrayLike | None = None, measure: str = "urisk",
+               alpha: float = 1.0, k: int | None = 10, convention: ConventionLike | None = None,
+               label_gain: str | ArrayLike | None = None) -> Callable[..., tuple[str, float, bool]]:
     """``feval`` giving a risk measure of the model's NDCG@k against the set's baselines.
 
     Parameters

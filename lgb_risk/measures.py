@@ -40,13 +40,18 @@ name           measure
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import numpy as np
 
 from lgb_risk import metrics
 from lgb_risk._segments import query_of_document
 from lgb_risk.conventions import Convention, resolve
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from lgb_risk._typing import ConventionLike
 
 __all__ = ["Measure", "MeasureSpec", "Judged", "MEASURES", "parse"]
 
@@ -75,7 +80,7 @@ class Judged(NamedTuple):
             return self.labels, self.group
         return self.pool_labels, self.pool_group
 
-    def n_relevant(self, conv, *, from_lists=False) -> np.ndarray | None:
+    def n_relevant(self, conv: Convention, *, from_lists: bool = False) -> np.ndarray | None:
         """R_q per query (grades >= the convention's relevance level) from the pool; None
         without a pool (the metrics count in the lists) unless ``from_lists``."""
         if self.pool_labels is None and not from_lists:
@@ -85,7 +90,7 @@ class Judged(NamedTuple):
         return np.bincount(query, weights=np.asarray(labels) >= conv.relevance_level,
                            minlength=len(group))
 
-    def ideal_dcg(self, k, conv) -> np.ndarray:
+    def ideal_dcg(self, k: int | None, conv: Convention) -> np.ndarray:
         labels, group = self._pool()
         if self.pool_sorted:
             return metrics.dcg(labels, None, group, k, convention=conv)
@@ -121,7 +126,7 @@ class MeasureSpec(NamedTuple):
             name += "(" + ", ".join(f"{key}={value}" for key, value in self.params) + ")"
         return name if self.k is None else f"{name}@{self.k}"
 
-    def convention(self, convention=None, **overrides) -> Convention:
+    def convention(self, convention: ConventionLike | None = None, **overrides: Any) -> Convention:
         """``convention`` (a name, a Convention or None) with the measure's own choices and
         keyword overrides of single choices (``empty="zero"``); an override that contradicts
         the measure's own choice is refused."""
@@ -133,7 +138,8 @@ class MeasureSpec(NamedTuple):
                              f"{clash[0]}={overrides[clash[0]]!r} was also given")
         return resolve(convention, **{**overrides, **choices})
 
-    def compute(self, judged: Judged, convention=None, **overrides) -> np.ndarray:
+    def compute(self, judged: Judged, convention: ConventionLike | None = None,
+                **overrides: Any) -> np.ndarray:
         """Per-query values on ``judged`` under :meth:`convention` of the same arguments."""
         return self.measure.compute(judged, self.k, self.convention(convention, **overrides))
 

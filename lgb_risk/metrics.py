@@ -40,13 +40,16 @@ References: [AE] (ERR as its Eq. 2), [UE] (Eqs. 4-7); :mod:`lgb_risk.references`
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
 from lgb_risk._validation import check_choice, check_group, check_k, check_labels, check_scores
 from lgb_risk.conventions import resolve
+
+if TYPE_CHECKING:
+    from lgb_risk._typing import ArrayLike, ConventionLike
 
 __all__ = [
     "dcg", "ideal_dcg", "ndcg", "err", "average_precision", "sum_precision", "precision",
@@ -56,7 +59,7 @@ __all__ = [
 
 
 
-def gains(labels: np.ndarray, label_gain=None) -> np.ndarray:
+def gains(labels: np.ndarray, label_gain: str | ArrayLike | None = None) -> np.ndarray:
     """Gain of every label: ``2**l - 1`` (None or ``"exponential"``), ``l`` (``"linear"``), or
     ``label_gain[l]`` for a table (LightGBM's parameter).
 
@@ -214,8 +217,9 @@ def _ideal_dcg(y, g, off, k, conv):
                           conv.discount)
 
 
-def dcg(labels, scores, group, k=10, *, convention=None, ties=None, label_gain=None,
-        discount=None) -> np.ndarray:
+def dcg(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | None = 10, *,
+        convention: ConventionLike | None = None, ties: str | None = None,
+        label_gain: str | ArrayLike | None = None, discount: str | None = None) -> np.ndarray:
     """Discounted cumulative gain at k of every query.
 
     ``DCG@k = sum_{r <= min(k, n_q)} gain(l_(r)) * discount(r)``, documents ordered by score
@@ -247,8 +251,9 @@ def dcg(labels, scores, group, k=10, *, convention=None, ties=None, label_gain=N
     return _dcg(*_validated(labels, scores, group, k, conv), conv)
 
 
-def ideal_dcg(labels, group, k=10, *, convention=None, label_gain=None,
-              discount=None) -> np.ndarray:
+def ideal_dcg(labels: ArrayLike, group: ArrayLike, k: int | None = 10, *,
+              convention: ConventionLike | None = None, label_gain: str | ArrayLike | None = None,
+              discount: str | None = None) -> np.ndarray:
     """DCG@k of the ideal ranking (labels sorted descending) of every query: IDCG@k.
 
     >>> ideal_dcg([0, 1, 2], [3], k=3).round(4).tolist()  # 3 / log2(2) + 1 / log2(3)
@@ -260,8 +265,11 @@ def ideal_dcg(labels, group, k=10, *, convention=None, label_gain=None,
     return _ideal_dcg(y, g, offsets_from_group(g), check_k(k), conv)
 
 
-def ndcg(labels, scores, group, k=10, *, convention=None, ties=None, empty=None, short=None,
-         label_gain=None, discount=None, ideal=None) -> np.ndarray:
+def ndcg(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | None = 10, *,
+         convention: ConventionLike | None = None, ties: str | None = None,
+         empty: str | None = None, short: str | None = None,
+         label_gain: str | ArrayLike | None = None, discount: str | None = None,
+         ideal: ArrayLike | None = None) -> np.ndarray:
     """Normalised DCG at k of every query: ``DCG@k / IDCG@k``.
 
     Parameters
@@ -303,7 +311,9 @@ def ndcg(labels, scores, group, k=10, *, convention=None, ties=None, empty=None,
     return out
 
 
-def err(labels, scores, group, k=10, *, convention=None, ties=None, max_label=4) -> np.ndarray:
+def err(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | None = 10, *,
+        convention: ConventionLike | None = None, ties: str | None = None,
+        max_label: int | None = 4) -> np.ndarray:
     """Expected reciprocal rank at k of every query (Chapelle et al. 2009; [AE] Eq. 2).
 
     ``ERR@k = sum_{r <= k} (1/r) R_r prod_{i < r} (1 - R_i)`` with
@@ -389,7 +399,9 @@ def _per_query_ratio(numerator, denominator, empty):
     return out
 
 
-def sum_precision(labels, scores, group, k=10, *, convention=None, ties=None) -> np.ndarray:
+def sum_precision(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | None = 10,
+                  *, convention: ConventionLike | None = None,
+                  ties: str | None = None) -> np.ndarray:
     """SP@k = ``sum_{r <= k} P@r * rel_r`` with binary relevance (label > 0) ([UE] Eq. 4).
 
     >>> sum_precision([1, 0, 2], [0.3, 0.2, 0.1], [3], k=3).tolist()
@@ -399,7 +411,8 @@ def sum_precision(labels, scores, group, k=10, *, convention=None, ties=None) ->
     return np.bincount(t.query, weights=t.relevant * t.precision, minlength=t.n_queries)
 
 
-def precision(labels, scores, group, k=10, *, convention=None, ties=None) -> np.ndarray:
+def precision(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | None = 10, *,
+              convention: ConventionLike | None = None, ties: str | None = None) -> np.ndarray:
     """P@k = (relevant documents among the top k) / k, relevance binary (label > 0).
 
     As trec_eval's ``P_k``, the denominator is k even for a list shorter than k; with
@@ -413,8 +426,9 @@ def precision(labels, scores, group, k=10, *, convention=None, ties=None) -> np.
     return hits / (t.group if k is None else k)
 
 
-def recall(labels, scores, group, k=10, *, convention=None, ties=None, empty=None,
-           n_relevant=None) -> np.ndarray:
+def recall(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | None = 10, *,
+           convention: ConventionLike | None = None, ties: str | None = None,
+           empty: str | None = None, n_relevant: ArrayLike | None = None) -> np.ndarray:
     """Recall@k = (relevant documents among the top k) / R_q, relevance binary (label > 0).
 
     R_q counts the query's relevant documents in ``labels``, or is given per query as
@@ -430,7 +444,9 @@ def recall(labels, scores, group, k=10, *, convention=None, ties=None, empty=Non
                             _relevant_totals(t.relevant_in_list, n_relevant), conv.empty)
 
 
-def reciprocal_rank(labels, scores, group, k=None, *, convention=None, ties=None) -> np.ndarray:
+def reciprocal_rank(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike,
+                    k: int | None = None, *, convention: ConventionLike | None = None,
+                    ties: str | None = None) -> np.ndarray:
     """RR@k = 1 / rank of the first relevant document (label > 0) within the top k, else 0.
 
     trec_eval's ``recip_rank`` is ``k=None`` (the whole list).
@@ -444,8 +460,9 @@ def reciprocal_rank(labels, scores, group, k=None, *, convention=None, ties=None
     return out
 
 
-def r_precision(labels, scores, group, *, convention=None, ties=None, empty=None,
-                n_relevant=None) -> np.ndarray:
+def r_precision(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, *,
+                convention: ConventionLike | None = None, ties: str | None = None,
+                empty: str | None = None, n_relevant: ArrayLike | None = None) -> np.ndarray:
     """R-precision = (relevant documents among the top R_q) / R_q, relevance binary (label > 0).
 
     R_q as in :func:`recall` (trec_eval's ``Rprec`` takes it from the qrels); ``empty`` gives the
@@ -462,8 +479,11 @@ def r_precision(labels, scores, group, *, convention=None, ties=None, empty=None
     return _per_query_ratio(hits, totals, conv.empty)
 
 
-def average_precision(labels, scores, group, k=10, *, convention=None, ties=None, empty=None,
-                      ap_denominator=None, n_relevant=None) -> np.ndarray:
+def average_precision(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike,
+                      k: int | None = 10, *, convention: ConventionLike | None = None,
+                      ties: str | None = None, empty: str | None = None,
+                      ap_denominator: str | None = None,
+                      n_relevant: ArrayLike | None = None) -> np.ndarray:
     """AP@k = ``sum_{relevant r <= k} P@r / D_q``, relevance binary (label > 0).
 
     ``D_q`` is R_q, the query's relevant documents, not capped at k (trec_eval's form;
@@ -485,8 +505,10 @@ def average_precision(labels, scores, group, k=10, *, convention=None, ties=None
                                         minlength=t.n_queries), totals, conv.empty)
 
 
-def expected_dcg(labels, group, k=10, *, convention=None, label_gain=None,
-                 discount=None) -> np.ndarray:
+def expected_dcg(labels: ArrayLike, group: ArrayLike, k: int | None = 10, *,
+                 convention: ConventionLike | None = None,
+                 label_gain: str | ArrayLike | None = None,
+                 discount: str | None = None) -> np.ndarray:
     """E[DCG@k] under a uniformly random permutation of each query ([UE] Eq. 7).
 
     ``E[DCG@k] = mean(gain) * sum_{r <= min(k, n_q)} discount(r)``.
@@ -505,7 +527,8 @@ def expected_dcg(labels, group, k=10, *, convention=None, label_gain=None,
     return mean_gain * cum_disc[depth - 1]
 
 
-def expected_sum_precision(labels, group, k=10, *, exact=True) -> np.ndarray:
+def expected_sum_precision(labels: ArrayLike, group: ArrayLike, k: int | None = 10, *,
+                           exact: bool = True) -> np.ndarray:
     """E[SP@k] under a uniformly random permutation of each query ([UE] §6.4).
 
     Exact: ``sum_{r <= min(k, n)} (R/n) (1 + (r - 1)(R - 1)/(n - 1)) / r`` for R relevant
@@ -533,7 +556,8 @@ def expected_sum_precision(labels, group, k=10, *, exact=True) -> np.ndarray:
     return n_rel / n * (harmonic + pair_term)
 
 
-def ue_normalise(value, ideal, expected, version="v2") -> np.ndarray:
+def ue_normalise(value: ArrayLike, ideal: ArrayLike, expected: ArrayLike,
+                 version: str = "v2") -> np.ndarray:
     """Upper/expected (UE) normalisation of a metric ([UE] Eqs. 5-6).
 
     With A the metric, IUB its ideal value and REB its expectation under a random permutation:

@@ -61,7 +61,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import stats
@@ -79,6 +79,9 @@ from lgb_risk._validation import (
     check_whole_number,
 )
 from lgb_risk.baselines import aligned_baselines
+
+if TYPE_CHECKING:
+    from lgb_risk._typing import ArrayLike
 
 __all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OBJECTIVES"]
 
@@ -200,13 +203,14 @@ class LambdaMART:
                              "Dataset with group=... (query sizes)")
         return self.gradients(preds, train_data.get_label(), group, train_data.get_weight())
 
-    def sklearn_objective(self, y_true, y_pred, weight, group):
+    def sklearn_objective(self, y_true: ArrayLike, y_pred: ArrayLike, weight: ArrayLike,
+                          group: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """The objective with LGBMRanker's signature ``(y_true, y_pred, weight, group)``."""
         if group is None:
             raise ValueError(f"{type(self).__name__} needs query groups (fit(..., group=...))")
         return self.gradients(y_pred, y_true, group, weight)
 
-    def xgboost_objective(self, preds, dtrain):
+    def xgboost_objective(self, preds: ArrayLike, dtrain: Any) -> tuple[np.ndarray, np.ndarray]:
         """The objective with XGBoost's signature ``(preds, DMatrix) -> (grad, hess)``, for
         ``xgboost.train(params, dtrain, obj=objective.xgboost_objective)``.
 
@@ -232,7 +236,7 @@ class LambdaMART:
         return self.gradients(preds, dtrain.get_label(), group,
                               weight if weight.size else None)
 
-    def lgbm_ranker(self, **params):
+    def lgbm_ranker(self, **params: Any) -> Any:
         """``lightgbm.LGBMRanker`` training with this objective, LightGBM's own metrics off.
 
         ``LGBMRanker(objective=obj.sklearn_objective)`` alone computes LightGBM's ``ndcg@1`` to
@@ -256,9 +260,11 @@ class LambdaMART:
                           "eval_metric of lgb_risk.feval, so early_stopping(first_metric_only"
                           "=True) stops on LightGBM's first metric; pass no metric to stop on "
                           "the feval", UserWarning, stacklevel=2)
-        return lgb.LGBMRanker(objective=self.sklearn_objective, **params)
+        return lgb.LGBMRanker(objective=self.sklearn_objective,  # type: ignore[arg-type]
+                              **params)
 
-    def gradients(self, preds, labels, group, weight=None):
+    def gradients(self, preds: ArrayLike, labels: ArrayLike, group: ArrayLike,
+                  weight: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Gradients and hessians (float32 arrays) of all documents for the current scores.
 
         Parameters
@@ -373,7 +379,7 @@ class LambdaMART:
         """Whether these are the initial predictions of a training run (T-SARO's s_x rule)."""
         return False
 
-    def risk_state(self, model_ndcg, initial):
+    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> Any:
         """The risk state of this iteration: the hook a new objective implements.
 
         Parameters
@@ -401,7 +407,7 @@ class _RiskSensitive(LambdaMART):
 
     alpha: float = 1.0
     k: int = 10
-    query_ids: object = field(default=None, repr=False)
+    query_ids: Any = field(default=None, repr=False)
     norm_includes_risk: bool = False
 
     def validate_params(self) -> None:
@@ -445,7 +451,7 @@ class _OneBaseline(_RiskSensitive):
     """A learner against one baseline, ``baseline=``."""
 
     baseline_parameter = "baseline"
-    baseline: object = field(default=None, repr=False)
+    baseline: Any = field(default=None, repr=False)
 
 
 @dataclass(eq=False, kw_only=True)
@@ -453,7 +459,7 @@ class _SeveralBaselines(_RiskSensitive):
     """A learner against several baselines, ``baselines=``."""
 
     baseline_parameter = "baselines"
-    baselines: object = field(default=None, repr=False)
+    baselines: Any = field(default=None, repr=False)
 
 
 @dataclass(eq=False, kw_only=True)
@@ -573,7 +579,7 @@ class UCRO(_OneBaseline):
     paper_name = "U-CRO"
     risk_measure = "urisk"
 
-    def risk_state(self, model_ndcg, initial):
+    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> Any:
         return kernel.CrossingRisk(alpha=np.full(model_ndcg.size, float(self.alpha)),
                                    model_ndcg=model_ndcg, baseline_ndcg=self._baseline[:, 0])
 
@@ -632,7 +638,7 @@ lambdarank_norm, label_gain, exact_sigmoid
     paper_name = "T-SARO"
     risk_measure = "trisk"
 
-    def risk_state(self, model_ndcg, initial):
+    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> Any:
         baseline = self._baseline[:, 0]
         return kernel.CrossingRisk(alpha=self._alpha_prime(model_ndcg, baseline, initial),
                                    model_ndcg=model_ndcg, baseline_ndcg=baseline)
@@ -667,7 +673,7 @@ class TFARO(TSARO):
 
     paper_name = "T-FARO"
 
-    def risk_state(self, model_ndcg, initial):
+    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> Any:
         return kernel.FlatRisk(alpha=self._alpha_prime(model_ndcg, self._baseline[:, 0],
                                                        initial))
 
@@ -772,7 +778,7 @@ lambdarank_norm, label_gain, exact_sigmoid
         super().validate_params()
         check_choice(self.delta, "delta", ("local", "exact"))
 
-    def risk_state(self, model_ndcg, initial):
+    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> Any:
         alpha = float(self.alpha)
         matrix = np.vstack([model_ndcg, self._baseline.T])  # systems × queries, model first
         z = risk.zscores(matrix)[0]

@@ -16,12 +16,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import numpy as np
 
 from lgb_risk._distributions import normal_cdf, student_t_two_sided_p
 from lgb_risk._validation import check_alpha, check_choice
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import pandas as pd
+
+    from lgb_risk._typing import ArrayLike, PerQuery
 
 __all__ = [
     "risk_deltas", "urisk", "trisk", "tstar_risk", "TRiskResult",
@@ -138,7 +145,7 @@ def _aligned(nan_policy: str, **arrays) -> list[np.ndarray]:
     return kept
 
 
-def downside_weighted(values, alpha: float) -> np.ndarray:
+def downside_weighted(values: ArrayLike, alpha: float) -> np.ndarray:
     """Values below 0 weighted by (1 + α), the others kept: the risk-sensitive weighting of
     URisk's x_q ([TR] Eq. 4) and of ZRisk's z-scores ([GEO] Eq. 6) alike. (The pair kernel has
     its compiled twin, :func:`lgb_risk._lambda_kernel._weighted_z`.)"""
@@ -146,7 +153,7 @@ def downside_weighted(values, alpha: float) -> np.ndarray:
     return np.where(values >= 0, values, (1.0 + alpha) * values)
 
 
-def risk_deltas(system, baseline, alpha=1.0) -> np.ndarray:
+def risk_deltas(system: PerQuery, baseline: PerQuery, alpha: float = 1.0) -> np.ndarray:
     """Risk-weighted per-query differences ``x_q`` ([TR] Eq. 4).
 
     ``x_q = δ_q`` if ``δ_q >= 0`` else ``(1 + α) δ_q``, with ``δ_q = M_s(q) − M_b(q)``.
@@ -159,7 +166,8 @@ def risk_deltas(system, baseline, alpha=1.0) -> np.ndarray:
     return downside_weighted(delta, alpha)
 
 
-def urisk(system, baseline, alpha=1.0, *, nan_policy="raise") -> float:
+def urisk(system: PerQuery, baseline: PerQuery, alpha: float = 1.0, *,
+          nan_policy: str = "raise") -> float:
     """URisk = mean of ``x_q`` = UGain − α·FRisk ([TR] Eq. 4; TREC 2013 Web track risk task).
 
     Parameters
@@ -215,7 +223,8 @@ class TRiskResult:
     alpha: float
 
 
-def trisk(system, baseline, alpha=1.0, *, nan_policy="raise") -> TRiskResult:
+def trisk(system: PerQuery, baseline: PerQuery, alpha: float = 1.0, *,
+          nan_policy: str = "raise") -> TRiskResult:
     """TRisk: URisk standardised by its standard error, with inference ([TR] Eqs. 10-12, 21).
 
     Parameters
@@ -271,7 +280,8 @@ def _t_statistics(x: np.ndarray):
     return t, u, s_x
 
 
-def tstar_risk(system, baselines, alpha=1.0, *, nan_policy="raise") -> TRiskResult:
+def tstar_risk(system: PerQuery, baselines: PerQuery, alpha: float = 1.0, *,
+               nan_policy: str = "raise") -> TRiskResult:
     """T*Risk: TRisk against the per-query mean of several baselines ([GEO] Eq. 3).
 
     ``baselines`` has shape (n_baselines, n_queries).
@@ -283,7 +293,7 @@ def tstar_risk(system, baselines, alpha=1.0, *, nan_policy="raise") -> TRiskResu
     return trisk(s[0], bs.mean(axis=0), alpha)
 
 
-def zscores(matrix) -> np.ndarray:
+def zscores(matrix: ArrayLike) -> np.ndarray:
     """Standardised residuals ``z_ij = (x_ij − e_ij) / sqrt(e_ij)`` of a systems × queries matrix.
 
     ``e_ij = S_i T_j / N`` (row sum × column sum / total), ``z_ij = 0`` wherever ``e_ij = 0``
@@ -326,7 +336,7 @@ def _georisk(x: np.ndarray, zrisk_values: np.ndarray) -> np.ndarray:
     return np.sqrt(x.sum(axis=-1) / c * normal_cdf(zrisk_values / c))
 
 
-def zrisk(matrix, alpha=1.0) -> np.ndarray:
+def zrisk(matrix: ArrayLike, alpha: float = 1.0) -> np.ndarray:
     """ZRisk of every system (row) within the matrix ([GEO] Eq. 6).
 
     ``ZRisk_i = sum_{z_ij > 0} z_ij + (1 + α) sum_{z_ij < 0} z_ij``. For a single baseline pass
@@ -338,7 +348,7 @@ def zrisk(matrix, alpha=1.0) -> np.ndarray:
     return _zrisk(zscores(matrix), check_alpha(alpha))
 
 
-def georisk(matrix, alpha=1.0) -> np.ndarray:
+def georisk(matrix: ArrayLike, alpha: float = 1.0) -> np.ndarray:
     """GeoRisk of every system (row) within the matrix ([GEO] Eq. 7).
 
     ``GeoRisk_i = sqrt( (S_i / c) · Φ(ZRisk_i / c) )``: the geometric mean of mean effectiveness
@@ -351,7 +361,7 @@ def georisk(matrix, alpha=1.0) -> np.ndarray:
     return _georisk(x, zrisk(x, alpha))
 
 
-def georisk_against(systems, baselines, alpha=1.0) -> np.ndarray:
+def georisk_against(systems: PerQuery, baselines: PerQuery, alpha: float = 1.0) -> np.ndarray:
     """GeoRisk of each system within the matrix of that system and the same baselines.
 
     Where :func:`georisk` scores every row of one matrix against all the others, this scores
@@ -377,7 +387,7 @@ def georisk_against(systems, baselines, alpha=1.0) -> np.ndarray:
     return _georisk(s, _zrisk(z, check_alpha(alpha)))
 
 
-def urisk_against(systems, baselines, alpha=1.0) -> np.ndarray:
+def urisk_against(systems: PerQuery, baselines: PerQuery, alpha: float = 1.0) -> np.ndarray:
     """URisk of each system against the per-query mean of the baselines ([TR] Eq. 4; with one
     baseline, :func:`urisk`).
 
@@ -388,7 +398,7 @@ def urisk_against(systems, baselines, alpha=1.0) -> np.ndarray:
     return risk_deltas(s, b.mean(axis=0), alpha).mean(axis=1)
 
 
-def trisk_against(systems, baselines, alpha=1.0) -> np.ndarray:
+def trisk_against(systems: PerQuery, baselines: PerQuery, alpha: float = 1.0) -> np.ndarray:
     """TRisk of each system against the per-query mean of the baselines ([TR] Eq. 10; T*Risk,
     [GEO] Eq. 3, with several), NaN where it is undefined (fewer than 2 queries, or every x_q
     equal). :func:`trisk` gives the inference too.
@@ -400,7 +410,7 @@ def trisk_against(systems, baselines, alpha=1.0) -> np.ndarray:
     return _t_statistics(risk_deltas(s, b.mean(axis=0), alpha))[0]
 
 
-def zrisk_against(systems, baselines, alpha=1.0) -> np.ndarray:
+def zrisk_against(systems: PerQuery, baselines: PerQuery, alpha: float = 1.0) -> np.ndarray:
     """ZRisk of each system within the matrix of that system and the baselines ([GEO] Eq. 6),
     as :func:`georisk_against` scores GeoRisk.
 
@@ -470,7 +480,8 @@ def _summary_one(s: np.ndarray, b: np.ndarray, loss_fraction: float) -> dict:
     }
 
 
-def summary(system, baselines, *, loss_fraction=0.2, nan_policy="raise"):
+def summary(system: PerQuery, baselines: PerQuery, *, loss_fraction: float = 0.2,
+            nan_policy: str = "raise") -> pd.Series:
     """Risk-reward summary of a system against baselines ([GEO] Table 7; [TR] Table 3).
 
     Fields: ``mean`` (of the system), ``reward`` (FReward), ``risk`` (FRisk), ``reward_risk``,
@@ -491,7 +502,8 @@ def summary(system, baselines, *, loss_fraction=0.2, nan_policy="raise"):
     return pd.DataFrame(rows).mean(axis=0)
 
 
-def risk_table(scores, alphas=(0.0, 1.0, 5.0, 10.0), baseline: str | None = None):
+def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0),
+               baseline: str | None = None) -> pd.DataFrame:
     """Every risk measure of every system of a population, for several α.
 
     Parameters
@@ -539,7 +551,7 @@ def risk_table(scores, alphas=(0.0, 1.0, 5.0, 10.0), baseline: str | None = None
     return pd.DataFrame(risk_rows(matrix, list(scores.index), alphas, baseline))
 
 
-def risk_rows(matrix: np.ndarray, systems: list, alphas=(0.0, 1.0, 5.0, 10.0),
+def risk_rows(matrix: np.ndarray, systems: list, alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0),
               baseline: str | None = None) -> list[dict]:
     """:func:`risk_table`'s rows from a finite systems × queries matrix and the systems' names.
 
@@ -583,7 +595,8 @@ def risk_rows(matrix: np.ndarray, systems: list, alphas=(0.0, 1.0, 5.0, 10.0),
     return rows
 
 
-def trisk_if_defined(system, baseline, alpha=1.0) -> TRiskResult | None:
+def trisk_if_defined(system: PerQuery, baseline: PerQuery,
+                     alpha: float = 1.0) -> TRiskResult | None:
     """:func:`trisk`, or None where TRisk is undefined (fewer than 2 queries, or a standard
     deviation of the x_q that is 0 in floating point: every x_q equal, or differences that
     underflow).

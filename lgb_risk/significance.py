@@ -21,8 +21,14 @@ that the test, at two-sided level ``level`` and with these queries, finds with p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from lgb_risk._typing import ArrayLike
 
 __all__ = ["PairedTest", "paired_t_test", "paired_randomisation_test",
            "detectable_mean_difference"]
@@ -89,7 +95,8 @@ def detectable_mean_difference(sd: float, n: int, *, power: float = 0.8,
     return float(optimize.brentq(shortfall, 0.0, upper, xtol=1e-12 * sd))
 
 
-def paired_t_test(a, b, *, power: float = 0.8, level: float = 0.05) -> PairedTest:
+def paired_t_test(a: ArrayLike, b: ArrayLike, *, power: float = 0.8,
+                  level: float = 0.05) -> PairedTest:
     """Student's paired t-test of mean(a) − mean(b), with its minimal detectable difference.
 
     >>> t = paired_t_test([0.5, 0.6, 0.7, 0.4], [0.4, 0.6, 0.5, 0.3])
@@ -106,7 +113,8 @@ def paired_t_test(a, b, *, power: float = 0.8, level: float = 0.05) -> PairedTes
                                                                      level=level), d.size)
 
 
-def paired_randomisation_test(statistic, a, b, *, resamples: int = 10000, seed: int = 0,
+def paired_randomisation_test(statistic: Callable[[np.ndarray], np.ndarray], a: ArrayLike,
+                              b: ArrayLike, *, resamples: int = 10000, seed: int = 0,
                               power: float = 0.8, level: float = 0.05) -> PairedTest:
     """Randomisation (sign-flip) test of statistic(a) − statistic(b) for paired per-query values.
 

@@ -17,7 +17,7 @@ DataFrame column (``qid_column=``), which every splitter carries with the rows.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -27,6 +27,11 @@ from lgb_risk import measures as registry
 from lgb_risk import metrics
 from lgb_risk._validation import check_alpha, check_group, check_labels, check_whole_number
 from lgb_risk.baselines import BaselineStore
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from lgb_risk._typing import ArrayLike
 
 __all__ = ["RiskRanker", "queries_of_rows"]
 
@@ -39,7 +44,7 @@ _SET_BY_THE_ESTIMATOR = ("objective", "metric", "num_iterations", "n_estimators"
                          "num_boost_round", "num_round", "num_trees", "num_rounds", "n_iter")
 
 
-def queries_of_rows(qid) -> tuple[np.ndarray, np.ndarray]:
+def queries_of_rows(qid: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """The query ids, in order of first row, and the query sizes (LightGBM's ``group``) of a
     query id per row; the rows of a query must be adjacent.
 
@@ -176,8 +181,10 @@ class RiskRanker(BaseEstimator):
 
     # -- fitting ---------------------------------------------------------------------------
 
-    def fit(self, X, y, *, qid=None, group=None, baseline=None, eval_set=None,
-            eval_group=None) -> RiskRanker:
+    def fit(self, X: ArrayLike, y: ArrayLike, *, qid: ArrayLike | None = None,
+            group: ArrayLike | None = None, baseline: ArrayLike | BaselineStore | None = None,
+            eval_set: Sequence[tuple[Any, ArrayLike]] | None = None,
+            eval_group: Sequence[ArrayLike] | None = None) -> RiskRanker:
         """Train on rows ``X`` with relevance labels ``y``.
 
         Parameters
@@ -379,7 +386,7 @@ class RiskRanker(BaseEstimator):
 
             raise NotFittedError(f"this RiskRanker is not fitted yet: call fit before {method}")
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """The model's score of every row (higher ranks first)."""
         self._check_fitted("predict")
         features, _ = self._split_query_column(X)
@@ -400,7 +407,9 @@ class RiskRanker(BaseEstimator):
             raise ValueError(f"score_measure: {error}; or a risk measure, one of "
                              f"{', '.join(RISK_MEASURES)}") from None
 
-    def score(self, X, y, *, qid=None, group=None, baseline=None, sample_weight=None) -> float:
+    def score(self, X: ArrayLike, y: ArrayLike, *, qid: ArrayLike | None = None,
+              group: ArrayLike | None = None, baseline: ArrayLike | BaselineStore | None = None,
+              sample_weight: ArrayLike | None = None) -> float:
         """The fitted model's ``score_measure`` on rows ``X`` with labels ``y``: the mean over
         queries of a measure, or a risk measure of its NDCG@k against ``baseline`` (as in
         :meth:`fit`) at ``score_alpha``. Higher is better. The rows' queries as in :meth:`fit`.
@@ -412,14 +421,14 @@ class RiskRanker(BaseEstimator):
 
         self._check_fitted("score")
         kind, target = self._score_target()
-        features, query_ids, group = self._rows(X, qid, "score", group)
+        features, query_ids, sizes = self._rows(X, qid, "score", group)
         labels = check_labels(y, "y")
-        if labels.size != group.sum():
-            raise ValueError(f"y has {labels.size} labels but X has {group.sum()} rows")
+        if labels.size != sizes.sum():
+            raise ValueError(f"y has {labels.size} labels but X has {sizes.sum()} rows")
         scores = self.predict(X)
-        weights = None if sample_weight is None else self._query_weights(sample_weight, group)
+        weights = None if sample_weight is None else self._query_weights(sample_weight, sizes)
         if kind == "measure":
-            values = target.compute(registry.Judged(labels, scores, group))
+            values = target.compute(registry.Judged(labels, scores, sizes))
             return float(np.average(values, weights=weights))
         if weights is not None:
             raise ValueError(f"sample_weight weights queries in the mean of a measure; the risk "
@@ -427,11 +436,11 @@ class RiskRanker(BaseEstimator):
         k = check_whole_number(self.k, "k")
         features = validate_data(self, features, reset=False, **_ARRAYS)
         baseline = self._baseline_of_rows(baseline, features, "score")
-        base = self._baseline_ndcg(baseline, labels, group, query_ids, k, "score")
+        base = self._baseline_ndcg(baseline, labels, sizes, query_ids, k, "score")
         if isinstance(base, BaselineStore):
             base.require_measure("ndcg", k)
             base = base.align(query_ids)
-        model = metrics.ndcg(labels, scores, group, k)
+        model = metrics.ndcg(labels, scores, sizes, k)
         return float(RISK_MEASURES[target].against(model[None, :], base.T,
                                                    self.score_alpha)[0])
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from itertools import repeat
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -33,12 +33,21 @@ from lgb_risk.conventions import resolve
 from lgb_risk.data import QrelsColumns, RunColumns, read_qrels_columns, read_run_columns, run_name
 from lgb_risk.risk import risk_rows
 
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Iterable, Sequence
+
+    import pandas as pd
+
+    from lgb_risk._typing import ConventionLike
+    from lgb_risk.baselines import BaselineStore
+
 __all__ = ["evaluate_run", "evaluate_columns", "evaluate_files", "per_topic_table",
            "baseline_store", "summary_table", "risk_measures_of", "Judgments", "judgments",
            "TopicValues", "natural_topic_order", "scored_topics", "automatic_jobs"]
 
 
-def natural_topic_order(topics) -> list[str]:
+def natural_topic_order(topics: Iterable[str]) -> list[str]:
     """Topics sorted numerically where they are numbers (``"9" < "10"``), as strings otherwise.
 
     >>> natural_topic_order(["10", "9", "b", "a"])
@@ -79,7 +88,7 @@ def judgments(qrels: QrelsColumns) -> Judgments:
     return Judgments(grades, pool, {t for t, v in pool.items() if v[0] > 0})
 
 
-def scored_topics(judged: Judgments, convention="gdeval") -> list[str]:
+def scored_topics(judged: Judgments, convention: ConventionLike = "gdeval") -> list[str]:
     """The qrels' topics a convention scores, in natural order: with a grade > 0
     (``topics="relevant"``) or every judged topic (``"judged"``).
 
@@ -121,9 +130,10 @@ def _break_ties_by_docno(order, code, score, docno, kept) -> None:
     order[slots] = members[np.lexsort((-docno_rank, -score[members], code[members]))]
 
 
-def evaluate_columns(judged: Judgments, run: RunColumns, measures=("ndcg@20", "err@20"), *,
-                     convention="gdeval", max_label: int = 4, missing_topics=None,
-                     **overrides) -> TopicValues:
+def evaluate_columns(judged: Judgments, run: RunColumns,
+                     measures: Sequence[str] = ("ndcg@20", "err@20"), *,
+                     convention: ConventionLike = "gdeval", max_label: int = 4,
+                     missing_topics: str | None = None, **overrides: Any) -> TopicValues:
     """:func:`evaluate_run` on columns (:func:`judgments` of the qrels, and
     :func:`lgb_risk.data.read_run_columns`), returning :class:`TopicValues`.
 
@@ -182,8 +192,9 @@ def evaluate_columns(judged: Judgments, run: RunColumns, measures=("ndcg@20", "e
     return TopicValues(topics, values, missing, unscored)
 
 
-def evaluate_run(qrels, run, measures=("ndcg@20", "err@20"), *, convention="gdeval",
-                 max_label: int = 4, missing_topics=None, **overrides):
+def evaluate_run(qrels: Any, run: Any, measures: Sequence[str] = ("ndcg@20", "err@20"), *,
+                 convention: ConventionLike = "gdeval", max_label: int = 4,
+                 missing_topics: str | None = None, **overrides: Any) -> pd.DataFrame:
     """Per-topic effectiveness of one run.
 
     Parameters
@@ -271,7 +282,7 @@ def _evaluate_path(path):
 PARALLEL_FROM_BYTES = 4_000_000
 
 
-def automatic_jobs(run_paths) -> int:
+def automatic_jobs(run_paths: Sequence[str | os.PathLike]) -> int:
     """Processes for evaluating these runs: one per usable CPU core, at most one per run, and 1
     when the runs total less than :data:`PARALLEL_FROM_BYTES` (or a path is not a file)."""
     paths = [Path(p) for p in run_paths]
@@ -282,9 +293,10 @@ def automatic_jobs(run_paths) -> int:
     return max(1, min(usable_cores(), len(paths)))
 
 
-def evaluate_files(qrels_path, run_paths, measures=("ndcg@20", "err@20"), *,
-                   convention="gdeval", max_label: int = 4, jobs: int | None = 1,
-                   **overrides) -> dict:
+def evaluate_files(qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike],
+                   measures: Sequence[str] = ("ndcg@20", "err@20"), *,
+                   convention: ConventionLike = "gdeval", max_label: int = 4, jobs: int | None = 1,
+                   **overrides: Any) -> dict:
     """Evaluate TREC run files against a qrels file: ``{run name: TopicValues}``.
 
     Runs are named by :func:`lgb_risk.data.run_name` (two runs may not share a name);
@@ -319,7 +331,7 @@ def evaluate_files(qrels_path, run_paths, measures=("ndcg@20", "err@20"), *,
     return dict(zip(names, evaluated))
 
 
-def per_topic_table(results: dict, measures) -> dict:
+def per_topic_table(results: dict, measures: Sequence[str]) -> dict:
     """One row per run and topic: columns ``run``, ``topic`` and one per measure."""
     columns: dict[str, Any] = {"run": [n for n, r in results.items() for _ in r.topics],
                "topic": [t for r in results.values() for t in r.topics]}
@@ -356,7 +368,8 @@ def risk_measures_of(measure: str) -> bool:
     return low is not None and low >= 0
 
 
-def summary_table(results: dict, measures, *, alphas=(0.0, 1.0, 5.0, 10.0), baseline=None,
+def summary_table(results: dict, measures: Sequence[str], *,
+                  alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0), baseline: str | None = None,
                   layout: str = "wide") -> dict:
     """Means and, with two runs or more, every risk measure of every run for every measure
     that has them (:func:`risk_measures_of`) and α, against the population of runs and, with a
@@ -392,7 +405,7 @@ def summary_table(results: dict, measures, *, alphas=(0.0, 1.0, 5.0, 10.0), base
     return columns
 
 
-def baseline_store(qrels, runs: dict, measure: str = "ndcg@10"):
+def baseline_store(qrels: Any, runs: dict, measure: str = "ndcg@10") -> BaselineStore:
     """Per-topic effectiveness of TREC runs as a :class:`~lgb_risk.baselines.BaselineStore`
     (gdeval.pl's conventions, as :func:`evaluate_run`), to train or evaluate against.
 

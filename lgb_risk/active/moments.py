@@ -33,6 +33,7 @@ NDCG is not covered: its normaliser IDCG depends on the labels, so E[NDCG²] doe
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numba as nb
 import numpy as np
@@ -43,6 +44,9 @@ from lgb_risk._ranking import _argsort_segments
 from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
 from lgb_risk._validation import check_group, check_k
 from lgb_risk.conventions import Convention
+
+if TYPE_CHECKING:
+    from lgb_risk._typing import ArrayLike, ConventionLike
 
 __all__ = ["metric_moments", "cross_moment", "check_probabilities", "target_measure",
            "TargetMeasure", "MEASURES"]
@@ -99,18 +103,20 @@ class TargetMeasure:
                              f"grades, got {table!r}")
         return metrics.gains(grades, table)
 
-    def values(self, labels, scores, group) -> np.ndarray:
+    def values(self, labels: ArrayLike, scores: ArrayLike, group: ArrayLike) -> np.ndarray:
         """The realised measure of every query whose ranking holds documents (scores without
         NaN), by the registry's formula."""
-        judged = registry.Judged(labels, scores, group,
+        judged = registry.Judged(np.asarray(labels), np.asarray(scores), np.asarray(group),
                                  max_label=4 if self.max_label is None else self.max_label)
         if self.name == "err" and self.max_label is None:
             raise ValueError("ERR needs max_label (the relevance model's highest grade)")
         return self.spec.compute(judged, self.convention)
 
 
-def target_measure(measure="dcg", k=10, *, convention=None, label_gain=None, max_label=None,
-                   ties=None) -> TargetMeasure:
+def target_measure(measure: str | TargetMeasure = "dcg", k: int | None = 10, *,
+                   convention: ConventionLike | None = None,
+                   label_gain: str | ArrayLike | None = None, max_label: int | None = None,
+                   ties: str | None = None) -> TargetMeasure:
     """The measure to estimate, from the measure registry (:mod:`lgb_risk.measures`).
 
     ``measure`` is ``"dcg"`` or ``"err"``, with convention choices in ir_measures' grammar
@@ -157,7 +163,7 @@ def target_measure(measure="dcg", k=10, *, convention=None, label_gain=None, max
                          None if max_label is None else int(max_label))
 
 
-def check_probabilities(P, n_docs: int | None = None) -> np.ndarray:
+def check_probabilities(P: ArrayLike, n_docs: int | None = None) -> np.ndarray:
     """Validate a grade-probability matrix (n_docs × G): finite, >= 0, rows summing to 1.
 
     Rows within 1e-6 of 1 are renormalised; anything else is an error naming the document.
@@ -275,8 +281,11 @@ def _err_moments_kernel(probs, order, offsets, ranked, width, table):
     return first, second
 
 
-def metric_moments(P, scores, group, measure="dcg", k=10, *, convention=None, label_gain=None,
-                   max_label=None, ties=None):
+def metric_moments(P: ArrayLike, scores: ArrayLike, group: ArrayLike,
+                   measure: str | TargetMeasure = "dcg", k: int | None = 10, *,
+                   convention: ConventionLike | None = None,
+                   label_gain: str | ArrayLike | None = None, max_label: int | None = None,
+                   ties: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """E[L] and E[L²] of every query's DCG@k or ERR@k under the relevance model P ([AE] Thm 3).
 
     Parameters
@@ -406,8 +415,11 @@ def _err_cross_kernel(probs, order1, order2, offsets, ranked1, ranked2, width, t
     return out
 
 
-def cross_moment(P, scores1, scores2, group, measure="dcg", k=10, *, convention=None,
-                 label_gain=None, max_label=None, ties=None):
+def cross_moment(P: ArrayLike, scores1: ArrayLike, scores2: ArrayLike, group: ArrayLike,
+                 measure: str | TargetMeasure = "dcg", k: int | None = 10, *,
+                 convention: ConventionLike | None = None,
+                 label_gain: str | ArrayLike | None = None, max_label: int | None = None,
+                 ties: str | None = None) -> np.ndarray:
     """E[L1 · L2] of every query for two rankings of its documents ([AE] Eq. 17's moments).
 
     With :func:`metric_moments`, E[(L1 − L2)²] = E[L1²] + E[L2²] − 2 E[L1 L2]. The rankings may

@@ -16,11 +16,18 @@ References: [AE] (:mod:`lgb_risk.references`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import lightgbm as lgb
 import numpy as np
 from scipy import optimize, special
 
 from lgb_risk._validation import check_labels
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from lgb_risk._typing import ArrayLike
 
 __all__ = ["relevance_probabilities", "calibrate_scores", "uniform_relevance"]
 
@@ -50,9 +57,11 @@ def _training_labels(y, n_grades):
     return labels
 
 
-def relevance_probabilities(X_train, y_train, X_pool, n_grades, *, kind="multiclass",
-                            params=None, num_boost_round=200, X_valid=None, y_valid=None,
-                            early_stopping=20):
+def relevance_probabilities(X_train: ArrayLike, y_train: ArrayLike, X_pool: ArrayLike,
+                            n_grades: int, *, kind: str = "multiclass", params: Any = None,
+                            num_boost_round: int = 200, X_valid: ArrayLike | None = None,
+                            y_valid: ArrayLike | None = None,
+                            early_stopping: int = 20) -> np.ndarray:
     """Grade probabilities of the pool documents from a model trained on labelled documents.
 
     Parameters
@@ -113,7 +122,8 @@ def relevance_probabilities(X_train, y_train, X_pool, n_grades, *, kind="multicl
     return at_least[:, :-1] - at_least[:, 1:]
 
 
-def calibrate_scores(scores_labelled, labels, scores_pool, n_grades):
+def calibrate_scores(scores_labelled: ArrayLike, labels: ArrayLike, scores_pool: ArrayLike,
+                     n_grades: int) -> np.ndarray:
     """Ordered-logit calibration of a ranker's scores into grade probabilities.
 
     P(y ≤ c | s) = σ(θ_c − β s) for c = 0..G−2, θ increasing, fitted by maximum likelihood on

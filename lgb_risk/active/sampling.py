@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -41,6 +42,7 @@ import pandas as pd
 from lgb_risk._segments import offsets_from_group, query_of_document
 from lgb_risk._validation import check_group, check_k
 from lgb_risk.active.moments import (
+    TargetMeasure,
     check_probabilities,
     cross_moment,
     discount_weights,
@@ -48,6 +50,12 @@ from lgb_risk.active.moments import (
     target_measure,
 )
 from lgb_risk.active.relevance import uniform_relevance
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from lgb_risk._typing import ArrayLike, ConventionLike
 
 __all__ = ["query_costs", "sampling_distribution", "predicted_mse_ratio", "sample_queries",
            "estimate", "evaluate", "ActiveEstimate", "measure_values", "simulate", "METHODS"]
@@ -68,8 +76,10 @@ def _labelled_documents(group, scores, scores2, k, ties):
     return keep
 
 
-def query_costs(group, *, scores=None, scores2=None, k=None, doc_cost=None, normalise=True,
-                ties="stable"):
+def query_costs(group: ArrayLike, *, scores: ArrayLike | None = None,
+                scores2: ArrayLike | None = None, k: int | None = None,
+                doc_cost: ArrayLike | None = None, normalise: bool = True,
+                ties: str | None = "stable") -> np.ndarray:
     """Labelling cost λ(x) of every query: the sum of per-document costs over the documents to
     label ([AE] §5: cost grows with the number of documents and their length).
 
@@ -112,7 +122,7 @@ def query_costs(group, *, scores=None, scores2=None, k=None, doc_cost=None, norm
     return per_query
 
 
-def predicted_mse_ratio(v, cost) -> float:
+def predicted_mse_ratio(v: ArrayLike, cost: ArrayLike) -> float:
     """MSE of active against passive estimation at equal budget, predicted from v and λ.
 
     (E √(vλ))² / (E v · E λ) over the queries that can be drawn (λ > 0): ≤ 1 by Cauchy-Schwarz,
@@ -131,9 +141,12 @@ def predicted_mse_ratio(v, cost) -> float:
     return float(np.sqrt(v * lam).mean() ** 2 / denominator) if denominator > 0 else 1.0
 
 
-def sampling_distribution(P, scores, group, cost, measure="dcg", k=10, *, scores2=None,
-                          uniform_mix=0.0, convention=None, label_gain=None, max_label=None,
-                          ties=None):
+def sampling_distribution(P: ArrayLike, scores: ArrayLike, group: ArrayLike, cost: ArrayLike,
+                          measure: str | TargetMeasure = "dcg", k: int | None = 10, *,
+                          scores2: ArrayLike | None = None, uniform_mix: float = 0.0,
+                          convention: ConventionLike | None = None,
+                          label_gain: str | ArrayLike | None = None, max_label: int | None = None,
+                          ties: str | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """The cost-optimal sampling distribution q* over the pool's queries ([AE] Eqs. 16, 17).
 
     q*(x) ∝ sqrt(v(x) / λ(x)), v(x) = E_θ[(L − R_θ)² | x] (one ranker) or E_θ[(δ − Δ_θ)² | x]
@@ -155,9 +168,9 @@ def sampling_distribution(P, scores, group, cost, measure="dcg", k=10, *, scores
     ([0.5676, 0.4324], 0.6815)
     """
     lam = np.asarray(cost, dtype=np.float64)
-    target = target_measure(measure, k, convention=convention, label_gain=label_gain,
-                            max_label=max_label, ties=ties)
-    first, second = metric_moments(P, scores, group, target)
+    measured = target_measure(measure, k, convention=convention, label_gain=label_gain,
+                              max_label=max_label, ties=ties)
+    first, second = metric_moments(P, scores, group, measured)
     if lam.shape != first.shape:
         raise ValueError(f"cost must have one value per query ({first.size}), got shape "
                          f"{lam.shape}")
@@ -166,8 +179,8 @@ def sampling_distribution(P, scores, group, cost, measure="dcg", k=10, *, scores
     if not 0.0 <= uniform_mix < 1.0:
         raise ValueError(f"uniform_mix must be in [0, 1), got {uniform_mix!r}")
     if scores2 is not None:
-        first2, second2 = metric_moments(P, scores2, group, target)
-        cross = cross_moment(P, scores, scores2, group, target)
+        first2, second2 = metric_moments(P, scores2, group, measured)
+        cross = cross_moment(P, scores, scores2, group, measured)
         first, second = first - first2, second + second2 - 2.0 * cross
     drawn = lam > 0
     if not drawn.any():
@@ -187,7 +200,9 @@ def sampling_distribution(P, scores, group, cost, measure="dcg", k=10, *, scores
     return q, v, target
 
 
-def sample_queries(q, cost, budget, rng, *, charge_repeats=False, max_draws=None):
+def sample_queries(q: ArrayLike, cost: ArrayLike, budget: float, rng: np.random.Generator, *,
+                   charge_repeats: bool = False,
+                   max_draws: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """Draw queries from q until the budget is spent ([AE] Algorithm 1).
 
     Returns
@@ -216,7 +231,8 @@ def sample_queries(q, cost, budget, rng, *, charge_repeats=False, max_draws=None
                          "nothing could be labelled")
     limit = 100 * q.size if max_draws is None else int(max_draws)
     seen = np.zeros(q.size, dtype=bool)
-    draws, labelled = [], []
+    draws: list[int] = []
+    labelled: list[int] = []
     spent = 0.0
     remaining = int(drawable.sum())
     while len(draws) < limit and remaining > 0:
@@ -235,7 +251,8 @@ def sample_queries(q, cost, budget, rng, *, charge_repeats=False, max_draws=None
     return np.array(draws, dtype=np.int64), np.array(labelled, dtype=np.int64), spent
 
 
-def estimate(values, weights, *, normalise=True):
+def estimate(values: ArrayLike, weights: ArrayLike, *,
+             normalise: bool = True) -> tuple[float, float]:
     """Importance-weighted mean of the drawn values and its standard error ([AE] Eq. 6).
 
     ``weights`` are p(x)/q(x) of the draws. Self-normalised (default): Σ w L / Σ w with SE
@@ -276,8 +293,11 @@ class ActiveEstimate:
     predicted_mse_ratio: float  # active against passive at equal budget (1 for passive)
 
 
-def measure_values(labels, scores, group, measure="dcg", k=10, *, convention=None,
-                   label_gain=None, max_label=None, ties=None):
+def measure_values(labels: ArrayLike, scores: ArrayLike, group: ArrayLike,
+                   measure: str | TargetMeasure = "dcg", k: int | None = 10, *,
+                   convention: ConventionLike | None = None,
+                   label_gain: str | ArrayLike | None = None, max_label: int | None = None,
+                   ties: str | None = None) -> np.ndarray:
     """L of every query on the documents its ranking holds (score not NaN; 0 if none).
 
     The realised counterpart of :func:`~lgb_risk.active.metric_moments`' E[L]: the same
@@ -305,9 +325,14 @@ def measure_values(labels, scores, group, measure="dcg", k=10, *, convention=Non
     return values
 
 
-def simulate(P, scores, group, labels, budgets, *, repetitions=1000, measure="dcg", k=10,
-             scores2=None, doc_cost=None, methods=METHODS, convention=None, label_gain=None,
-             max_label=None, ties=None, seed=None):
+def simulate(P: ArrayLike, scores: ArrayLike, group: ArrayLike, labels: ArrayLike,
+             budgets: Sequence[float], *, repetitions: int = 1000,
+             measure: str | TargetMeasure = "dcg", k: int | None = 10,
+             scores2: ArrayLike | None = None, doc_cost: ArrayLike | None = None,
+             methods: Sequence[str] = METHODS, convention: ConventionLike | None = None,
+             label_gain: str | ArrayLike | None = None, max_label: int | None = None,
+             ties: str | None = None,
+             seed: int | np.random.Generator | None = None) -> pd.DataFrame:
     """Error of each estimation method per budget on a pool whose labels are known.
 
     The pool value (R_D, or Δ_D with ``scores2``) is computed from ``labels``; each method samples
@@ -375,10 +400,15 @@ def simulate(P, scores, group, labels, budgets, *, repetitions=1000, measure="dc
     return pd.DataFrame(rows)
 
 
-def evaluate(P, scores, group, oracle, budget, *, measure="dcg", k=10, scores2=None,
-             query_ids=None, doc_cost=None, passive=False, costs_in_q=True, uniform_mix=0.0,
-             normalise=True, charge_repeats=False, max_draws=None, convention=None,
-             label_gain=None, max_label=None, ties=None, seed=None) -> ActiveEstimate:
+def evaluate(P: ArrayLike, scores: ArrayLike, group: ArrayLike, oracle: Callable[[Any], ArrayLike],
+             budget: float, *, measure: str | TargetMeasure = "dcg", k: int | None = 10,
+             scores2: ArrayLike | None = None, query_ids: ArrayLike | None = None,
+             doc_cost: ArrayLike | None = None, passive: bool = False, costs_in_q: bool = True,
+             uniform_mix: float = 0.0, normalise: bool = True, charge_repeats: bool = False,
+             max_draws: int | None = None, convention: ConventionLike | None = None,
+             label_gain: str | ArrayLike | None = None, max_label: int | None = None,
+             ties: str | None = None,
+             seed: int | np.random.Generator | None = None) -> ActiveEstimate:
     """Estimate a ranker's mean DCG@k/ERR@k over an unlabelled pool, or the difference of two
     rankers, within a labelling budget ([AE]; see the module docstring).
 

@@ -68,6 +68,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -97,6 +98,10 @@ def objective_parameter_table() -> dict[str, list[str]]:
         for key in _parameters_of(cls):
             table.setdefault(key, []).append(name)
     return table
+
+__all__ = ["ExperimentConfig", "DataConfig", "EvaluationConfig", "SplitConfig", "BaselinesConfig",
+           "TrainingConfig", "ReportConfig", "load_config", "validate", "objective_parameters",
+           "objective_parameter_table", "DEFAULTS"]
 
 LEARNED_BASELINES = ("lambdamart", "gbrt", "coordinate_ascent", "ridge")
 #: Values of [training] selection: which iteration's model a booster keeps.
@@ -338,7 +343,8 @@ def _check_objective_parameters(table: dict, learners) -> None:
             _fail("objective", f"{exc} (for {name})")
 
 
-def load_config(path=None, *, data=None) -> ExperimentConfig:
+def load_config(path: str | os.PathLike | None = None, *,
+                data: str | os.PathLike | None = None) -> ExperimentConfig:
     """Read and validate a TOML configuration; None gives the built-in demo configuration.
 
     ``data`` (the command line's ``--data``) replaces the configuration's data with LETOR files

@@ -30,6 +30,10 @@ from lgb_risk.experiment.layout import RunFolder, all_units
 from lgb_risk.objectives import OBJECTIVES
 
 if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+
+if TYPE_CHECKING:
     from lgb_risk.experiment.config import ExperimentConfig
 
 __all__ = ["per_repeat_results", "collect_results", "tree_counts", "tested_counts",
@@ -45,7 +49,7 @@ def _averaged(per_repeat: list) -> pd.DataFrame:
     return stacked.groupby(level=0, sort=False).mean().loc[order]
 
 
-def per_repeat_results(config: ExperimentConfig, out) -> list[pd.DataFrame]:
+def per_repeat_results(config: ExperimentConfig, out: str | os.PathLike) -> list[pd.DataFrame]:
     """Per-query test NDCG of every (learner, α) in each repeat: rows = that repeat's main
     queries, columns = (learner, α)."""
     tables = []
@@ -67,13 +71,13 @@ def per_repeat_results(config: ExperimentConfig, out) -> list[pd.DataFrame]:
     return tables
 
 
-def collect_results(config: ExperimentConfig, out) -> pd.DataFrame:
+def collect_results(config: ExperimentConfig, out: str | os.PathLike) -> pd.DataFrame:
     """Per-query test NDCG of every (learner, α), averaged over the repeats that tested the
     query: rows = queries, columns = (learner, α)."""
     return _averaged(per_repeat_results(config, out))
 
 
-def tree_counts(config: ExperimentConfig, out) -> dict:
+def tree_counts(config: ExperimentConfig, out: str | os.PathLike) -> dict:
     """Median number of trees of the models kept, over every fold and repeat, per (learner, α)."""
     trees: dict = {}
     for folder in RunFolder(out).repeats(config):
@@ -84,14 +88,14 @@ def tree_counts(config: ExperimentConfig, out) -> dict:
     return {key: float(np.median(values)) for key, values in trees.items()}
 
 
-def tested_counts(config: ExperimentConfig, out) -> pd.Series:
+def tested_counts(config: ExperimentConfig, out: str | os.PathLike) -> pd.Series:
     """How many repeats tested each query (its number of repeats as a main query)."""
     queries = [q for folder in RunFolder(out).repeats(config) for q in folder.main_queries()]
     return pd.Series(queries).value_counts(sort=False)
 
 
 def per_repeat_baselines(config: ExperimentConfig,
-                         out) -> list[tuple[pd.DataFrame, pd.DataFrame | None]]:
+                         out: str | os.PathLike) -> list[tuple[pd.DataFrame, pd.DataFrame | None]]:
     """Per repeat: per-query NDCG of the feature baseline (one column) and of the learned
     baselines (a column each, or None), rows = that repeat's main queries."""
     tables = []
@@ -104,8 +108,8 @@ def per_repeat_baselines(config: ExperimentConfig,
     return tables
 
 
-def averaged_baselines(config: ExperimentConfig, out,
-                       queries) -> tuple[np.ndarray, np.ndarray | None]:
+def averaged_baselines(config: ExperimentConfig, out: str | os.PathLike,
+                       queries: Sequence[str]) -> tuple[np.ndarray, np.ndarray | None]:
     """Per-query NDCG of the feature baseline and (baselines × queries) of the learned ones,
     averaged over the repeats that tested each query, aligned to ``queries``."""
     per_repeat = per_repeat_baselines(config, out)
@@ -114,7 +118,7 @@ def averaged_baselines(config: ExperimentConfig, out,
     return feature, (_averaged(learned).loc[queries].to_numpy().T if learned else None)
 
 
-def loss_repeatability(config: ExperimentConfig, out) -> dict:
+def loss_repeatability(config: ExperimentConfig, out: str | os.PathLike) -> dict:
     """How far a query's loss to the baselines repeats from one split to another.
 
     For plain LambdaMART in each repeat, every main query's loss max(0, M_b − M) to the feature
@@ -163,7 +167,7 @@ def _record(row: dict, stem: str, test, same: bool) -> None:
     row[f"{stem}_detectable"] = test.detectable
 
 
-def results_table(config: ExperimentConfig, out,
+def results_table(config: ExperimentConfig, out: str | os.PathLike,
                   results: pd.DataFrame | None = None) -> pd.DataFrame:
     """The report's numbers, one row per learner and α (see the module docstring).
 
@@ -213,6 +217,7 @@ def results_table(config: ExperimentConfig, out,
                 lambda rows: georisk_against(rows, learned, alpha), m, reference,
                 resamples=4000), same)
             row["tstar_urisk"] = float(tested["tstar_urisk"].mean())
+            assert learned_mean is not None  # as learned is not None
             t_star = risk.trisk_if_defined(m, learned_mean, alpha)
             row["tstar_risk"] = np.nan if t_star is None else t_star.trisk
         rows.append(row)
@@ -257,7 +262,7 @@ def environment() -> dict:
             **{name: metadata.version(name) for name in ENVIRONMENT_PACKAGES}}
 
 
-def write_report(config: ExperimentConfig, out) -> Path:
+def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
     """Write report.md, report.csv, environment.json (the versions that produced them) and
     (with matplotlib) the figures; returns report.md's path."""
     folder = RunFolder(out)

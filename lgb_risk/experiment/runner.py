@@ -36,6 +36,7 @@ import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -51,6 +52,10 @@ from lgb_risk.experiment.training import (
     needs_learned_baselines,
     unit_threads,
 )
+
+if TYPE_CHECKING:
+    import os
+    from typing import TextIO
 
 __all__ = ["run_experiment", "unit_task"]
 
@@ -153,8 +158,9 @@ def _collect_units(futures: dict, slots: int, repeats, progress) -> None:
                              f"{unit}: {message}" for unit, message in failed.items()))
 
 
-def run_experiment(config: ExperimentConfig, out, *, jobs: int = 1, scheduler: str | None = None,
-                   stop_after: str | None = None, stream=sys.stderr) -> Path:
+def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: int = 1,
+                   scheduler: str | None = None, stop_after: str | None = None,
+                   stream: TextIO = sys.stderr) -> Path:
     """Run (or resume) the configured experiment into ``out``; returns the report's path.
 
     Units run in this process (``jobs=1``), on a local Dask cluster of ``jobs`` worker
