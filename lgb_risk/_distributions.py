@@ -1,4 +1,6 @@
-"""The two distribution functions the risk measures need, from the C math library.
+"""The two distribution functions the risk measures and objectives need, from the C math library:
+Φ here is the one the library uses (T-SARO's α'_q, GeoRisk), and the pair kernel has its
+compiled twin (:func:`lgb_risk._lambda_kernel._std_normal_cdf`, the same formula).
 
 Importing ``scipy.stats`` (or ``scipy.special``) costs 0.25-0.6 s of start-up, more than
 ``lgb-risk evaluate`` spends on eight TREC runs; these two functions need only ``math``.

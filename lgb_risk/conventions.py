@@ -54,12 +54,7 @@ The choices (each a keyword of the metrics functions):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
-
-if TYPE_CHECKING:
-    from typing import Any
-
-    from lgb_risk._typing import ConventionLike
+from typing import Any, NamedTuple
 
 __all__ = ["Convention", "CONVENTIONS", "get", "resolve"]
 
@@ -120,7 +115,7 @@ CHOICES = {
 }
 
 
-def get(convention: ConventionLike) -> Convention:
+def get(convention: str | Convention | None) -> Convention:
     """The :class:`Convention` named ``convention`` (None: the library's defaults).
 
     >>> get("letor4").discount, get(None).name
@@ -137,7 +132,7 @@ def get(convention: ConventionLike) -> Convention:
                          f"{', '.join(CONVENTIONS)} (or None for the defaults)") from None
 
 
-def resolve(convention: ConventionLike, **given: Any) -> Convention:
+def resolve(convention: str | Convention | None, **given: Any) -> Convention:
     """The convention with every keyword the caller gave (not None) in place of its choice.
 
     A ``label_gain`` table (array) is passed through as given; every other value must be one of

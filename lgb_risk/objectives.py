@@ -64,10 +64,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from scipy import stats
 
 from lgb_risk import _lambda_kernel as kernel
 from lgb_risk import metrics, risk
+from lgb_risk._distributions import normal_cdf
 from lgb_risk._ranking import rank_by_score
 from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
 from lgb_risk._validation import (
@@ -524,7 +524,7 @@ class _AdaptiveAlpha(_RiskSensitive):
             else:  # "delta_over_se"
                 numerator, scale = delta, s_x / math.sqrt(x.size)
         tr = numerator / scale if scale > 0 else np.zeros_like(delta)
-        return alpha * (1.0 - stats.norm.cdf(tr))
+        return alpha * (1.0 - normal_cdf(tr))
 
 
 @dataclass(eq=False, kw_only=True)
