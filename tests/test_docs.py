@@ -16,5 +16,6 @@ def test_the_api_reference_builds_without_warnings(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     reference = (tmp_path / "html" / "api.html").read_text(encoding="utf-8")
-    for documented in ("GeoRisk", "risk_state", "paired_randomisation_test", "aligned_baselines"):
+    for documented in ("GeoRisk", "risk_state", "paired_randomisation_test", "aligned_baselines",
+                       "RiskRanker", "RISK_MEASURES", "ExperimentConfig", "target_measure"):
         assert documented in reference
