@@ -29,6 +29,7 @@ from lgb_risk import measures as registry
 from lgb_risk._io import atomic_write_text
 from lgb_risk._segments import offsets_from_group
 from lgb_risk.conventions import CONVENTIONS, resolve
+from lgb_risk.significance import CORRECTIONS
 
 FORMATS = ("table", "csv", "json")
 DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
@@ -149,8 +150,10 @@ def _evaluate(args) -> dict:
                 print(f"note: no risk measures for {m}: its values can be negative, and ZRisk "
                       "and GeoRisk are defined for effectiveness >= 0", file=sys.stderr)
     layout = args.layout or ("long" if args.format == "table" else "wide")
+    if args.correction is not None and baseline is None:
+        raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
     return trec.summary_table(results, args.measures, alphas=args.alpha, baseline=baseline,
-                              layout=layout)
+                              layout=layout, correction=args.correction)
 
 
 def _shown(topics) -> str:
@@ -172,8 +175,10 @@ def _cmd_risk(args) -> None:
     from lgb_risk.risk import risk_table
 
     scores = data.read_per_topic_table(args.scores, measure=args.measure)
-    write_output(risk_table(scores, args.alpha, args.baseline), args.format, args.output,
-                 decimals=args.decimals)
+    if args.correction is not None and args.baseline is None:
+        raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
+    write_output(risk_table(scores, args.alpha, args.baseline, args.correction), args.format,
+                 args.output, decimals=args.decimals)
 
 
 def _cmd_demo(args) -> None:
@@ -363,6 +368,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--baseline", help="one of the runs (by name or path) or another run file")
     ev.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS),
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
+    ev.add_argument("--correction", choices=list(CORRECTIONS),
+                    help="with --baseline: the TRisk p-values of the runs compared to it, "
+                    "corrected per measure and alpha for their number (bonferroni, holm, or bh: "
+                    "Benjamini-Hochberg), in a column trisk_p_METHOD")
     ev.add_argument("--per-topic", action="store_true", help="one row per run and topic")
     ev.add_argument("--columns", nargs="+", metavar="COLUMN",
                     help="print only these columns, in this order (e.g. run measure alpha mean "
@@ -393,6 +402,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
     rk.add_argument("--baseline", help="a system of the table")
     rk.add_argument("--measure", help="with evaluate --per-topic output: the measure column")
+    rk.add_argument("--correction", choices=list(CORRECTIONS),
+                    help="with --baseline: the TRisk p-values of the runs compared to it, "
+                    "corrected per measure and alpha for their number (bonferroni, holm, or bh: "
+                    "Benjamini-Hochberg), in a column trisk_p_METHOD")
     _add_output_options(rk)
     rk.set_defaults(func=_cmd_risk)
 

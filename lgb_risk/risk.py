@@ -22,6 +22,7 @@ import numpy as np
 
 from lgb_risk._distributions import normal_cdf, student_t_two_sided_p
 from lgb_risk._validation import check_alpha, check_choice
+from lgb_risk.significance import corrected_p_values
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -503,7 +504,7 @@ def summary(system: PerQuery, baselines: PerQuery, *, loss_fraction: float = 0.2
 
 
 def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0),
-               baseline: str | None = None) -> pd.DataFrame:
+               baseline: str | None = None, correction: str | None = None) -> pd.DataFrame:
     """Every risk measure of every system of a population, for several α.
 
     Parameters
@@ -522,7 +523,8 @@ def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 1
         One row per system and α, columns ``system, alpha, mean, zrisk, georisk, tstar_risk``
         (ZRisk and GeoRisk within the whole population, [GEO] Table 5; T*Risk against the
         per-query mean of all systems, [GEO] Table 6), then with a baseline ``urisk, trisk,
-        trisk_p, zrisk_baseline, georisk_baseline`` ([GEO] Table 4). Baseline columns are empty
+        trisk_p, zrisk_baseline, georisk_baseline`` ([GEO] Table 4), and with a ``correction``
+        ``trisk_p_METHOD`` (:func:`risk_rows`). Baseline columns are empty
         (NaN) on the baseline's own row, and TRisk is empty where it is undefined (SE = 0).
 
     Examples
@@ -548,12 +550,16 @@ def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 1
         raise ValueError(f"the score of system {scores.index[i]!r} on query {scores.columns[j]!r} "
                          f"is {matrix[i, j]}; ZRisk and GeoRisk are defined for effectiveness "
                          ">= 0")
-    return pd.DataFrame(risk_rows(matrix, list(scores.index), alphas, baseline))
+    return pd.DataFrame(risk_rows(matrix, list(scores.index), alphas, baseline, correction))
 
 
 def risk_rows(matrix: np.ndarray, systems: list, alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0),
-              baseline: str | None = None) -> list[dict]:
+              baseline: str | None = None, correction: str | None = None) -> list[dict]:
     """:func:`risk_table`'s rows from a finite systems × queries matrix and the systems' names.
+
+    With a ``baseline`` and a ``correction`` (:data:`lgb_risk.significance.CORRECTIONS`), the
+    TRisk p-values of the systems compared to the baseline at each α are corrected as one
+    family, in a column named after the method (``trisk_p_holm``).
 
     >>> rows = risk_rows(np.array([[0.5, 0.2, 0.9], [0.4, 0.3, 0.6]]), ["model", "bm25"],
     ...                  alphas=[1], baseline="bm25")
@@ -563,6 +569,10 @@ def risk_rows(matrix: np.ndarray, systems: list, alphas: Sequence[float] = (0.0,
     if baseline is not None and baseline not in systems:
         raise ValueError(f"baseline {baseline!r} is not among the systems "
                          f"{', '.join(map(str, systems))}")
+    if correction is not None:
+        if baseline is None:
+            raise ValueError("a correction of the TRisk p-values needs a baseline")
+        corrected_p_values([], correction)  # an unknown method is refused before any work
     n_queries = matrix.shape[1]
     population_mean = matrix.mean(axis=0)
     own = np.array([system == baseline for system in systems])
@@ -587,6 +597,9 @@ def risk_rows(matrix: np.ndarray, systems: list, alphas: Sequence[float] = (0.0,
             })
             for name in ("urisk", "trisk", "trisk_p", "zrisk_baseline", "georisk_baseline"):
                 columns[name] = np.where(own, np.nan, columns[name])
+            if correction is not None:
+                columns[f"trisk_p_{correction}"] = corrected_p_values(columns["trisk_p"],
+                                                                      correction)
         columns = {"mean": matrix.mean(axis=1), **columns}
         as_floats = {name: values.tolist() for name, values in columns.items()}
         for i, system in enumerate(systems):

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
     from lgb_risk._typing import ArrayLike
 
-__all__ = ["PairedTest", "paired_t_test", "paired_randomisation_test",
+__all__ = ["PairedTest", "paired_t_test", "paired_randomisation_test", "corrected_p_values",
+           "CORRECTIONS",
            "detectable_mean_difference"]
 
 
@@ -156,3 +157,54 @@ def paired_randomisation_test(statistic: Callable[[np.ndarray], np.ndarray], a: 
     p = (1 + np.count_nonzero(np.abs(null) >= abs(difference) - 1e-15)) / (1 + resamples)
     z = stats.norm.ppf(1 - level / 2) + stats.norm.ppf(power)
     return PairedTest(difference, float(p), float(z * null.std(ddof=1)), a.size)
+
+
+#: The corrections of p-values for multiple comparisons, by name: Bonferroni's and Holm's
+#: control the family-wise error rate, Benjamini–Hochberg's the false discovery rate.
+CORRECTIONS = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamini-Hochberg"}
+
+
+def corrected_p_values(p_values: ArrayLike, method: str) -> np.ndarray:
+    """p-values corrected for the m comparisons of one family (NaN entries, undefined tests,
+    are kept as NaN and not counted in m).
+
+    With p_(1) <= ... <= p_(m) the sorted p-values:
+
+    - ``"bonferroni"``: min(1, m p_i);
+    - ``"holm"`` (Holm 1979, step-down): p̃_(i) = max_{j <= i} min(1, (m − j + 1) p_(j));
+    - ``"bh"`` (Benjamini & Hochberg 1995, step-up): p̃_(i) = min_{j >= i} min(1, m p_(j) / j),
+      as ``scipy.stats.false_discovery_control`` computes it.
+
+    A comparison is significant at level a after the correction where p̃ < a.
+
+    >>> corrected_p_values([0.01, 0.04, 0.03], "holm").round(4).tolist()
+    [0.03, 0.06, 0.06]
+    >>> corrected_p_values([0.01, 0.04, 0.03], "bh").round(4).tolist()
+    [0.03, 0.04, 0.04]
+    """
+    if method not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, got {method!r}")
+    p = np.asarray(p_values, dtype=np.float64)
+    if p.ndim != 1:
+        raise ValueError(f"p-values must be one-dimensional, got shape {p.shape}")
+    defined = ~np.isnan(p)
+    if np.any((p[defined] < 0) | (p[defined] > 1)):
+        raise ValueError("p-values must lie in [0, 1]")
+    out = np.full(p.shape, np.nan)
+    values = p[defined]
+    m = values.size
+    if m == 0:
+        return out
+    order = np.argsort(values, kind="stable")
+    ranked = values[order]
+    if method == "bonferroni":
+        adjusted = np.minimum(1.0, m * ranked)
+    elif method == "holm":
+        adjusted = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * ranked))
+    else:
+        step_up = np.minimum(1.0, m * ranked / np.arange(1, m + 1))
+        adjusted = np.minimum.accumulate(step_up[::-1])[::-1]
+    result = np.empty(m)
+    result[order] = adjusted
+    out[defined] = result
+    return out

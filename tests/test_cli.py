@@ -259,3 +259,22 @@ def test_evaluate_chosen_columns(collection):
     assert code == 0 and out.splitlines()[0].split() == ["run", "measure", "mean", "georisk"]
     code, _, err = run_cli("evaluate", qrels, *runs, "--columns", "run", "geo")
     assert code == 2 and "--columns: no column 'geo'" in err
+
+
+def test_evaluate_corrects_the_trisk_p_values_against_the_baseline(collection):
+    """--correction adds trisk_p_METHOD: the TRisk p-values of the runs compared to the
+    baseline, corrected per measure and alpha; refused without a baseline."""
+    from lgb_risk.significance import corrected_p_values
+
+    qrels, runs = collection
+    code, out, _ = run_cli("evaluate", qrels, *runs, "--measures", "ndcg@20", "--baseline",
+                           "run1", "--alpha", 1, 5, "--correction", "holm", "--format", "csv",
+                           "--decimals", 17)
+    assert code == 0
+    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    for alpha in (1, 5):
+        others = table.drop(index="run1")
+        np.testing.assert_allclose(others[f"ndcg@20_trisk_p_holm_a{alpha}"], corrected_p_values(
+            others[f"ndcg@20_trisk_p_a{alpha}"].to_numpy(), "holm"), rtol=1e-12)
+    code, _, err = run_cli("evaluate", qrels, *runs, "--correction", "bh")
+    assert code != 0 and "--correction corrects the TRisk p-values against --baseline" in err

@@ -83,3 +83,43 @@ def test_randomisation_test_of_georisk_swaps_whole_queries():
 def test_bad_input_is_refused(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_corrected_p_values_against_scipy_and_by_hand():
+    """Benjamini-Hochberg equals scipy.stats.false_discovery_control; Holm and Bonferroni equal
+    a hand computation on a worked example; undefined tests (NaN) stay NaN and do not count."""
+    from scipy import stats
+
+    from lgb_risk.significance import corrected_p_values
+
+    rng = np.random.default_rng(0)
+    for size in (1, 2, 7, 40):
+        p = rng.uniform(0, 0.2, size)
+        np.testing.assert_allclose(corrected_p_values(p, "bh"),
+                                   stats.false_discovery_control(p), rtol=1e-12)
+    p = np.array([0.01, 0.04, 0.03, 0.005])  # sorted: 0.005, 0.01, 0.03, 0.04; m = 4
+    # Holm: 4 x 0.005 = 0.02, 3 x 0.01 = 0.03, 2 x 0.03 = 0.06, 1 x 0.04 = 0.04 -> running max
+    np.testing.assert_allclose(corrected_p_values(p, "holm"), [0.03, 0.06, 0.06, 0.02])
+    np.testing.assert_allclose(corrected_p_values(p, "bonferroni"), [0.04, 0.16, 0.12, 0.02])
+    with_nan = corrected_p_values(np.array([0.01, np.nan, 0.04]), "bonferroni")
+    assert np.isnan(with_nan[1]) and with_nan[[0, 2]].tolist() == [0.02, 0.08]
+    with pytest.raises(ValueError, match="correction must be one of bonferroni, holm, bh"):
+        corrected_p_values(p, "sidak")
+
+
+def test_the_risk_table_corrects_trisk_p_over_the_systems_against_the_baseline():
+    import pandas as pd
+
+    from lgb_risk import risk
+    from lgb_risk.significance import corrected_p_values
+
+    rng = np.random.default_rng(1)
+    scores = pd.DataFrame(rng.uniform(0, 1, (5, 40)), index=[f"s{i}" for i in range(5)])
+    table = risk.risk_table(scores, alphas=[0, 5], baseline="s0", correction="holm")
+    for alpha, block in table.groupby("alpha"):
+        others = block[block["system"] != "s0"]
+        np.testing.assert_allclose(others["trisk_p_holm"],
+                                   corrected_p_values(others["trisk_p"].to_numpy(), "holm"))
+        assert np.isnan(block.loc[block["system"] == "s0", "trisk_p_holm"]).all()
+    with pytest.raises(ValueError, match="needs a baseline"):
+        risk.risk_table(scores, alphas=[5], correction="bh")
