@@ -116,7 +116,7 @@ def test_the_risk_table_corrects_trisk_p_over_the_systems_against_the_baseline()
     rng = np.random.default_rng(1)
     scores = pd.DataFrame(rng.uniform(0, 1, (5, 40)), index=[f"s{i}" for i in range(5)])
     table = risk.risk_table(scores, alphas=[0, 5], baseline="s0", correction="holm")
-    for alpha, block in table.groupby("alpha"):
+    for _, block in table.groupby("alpha"):
         others = block[block["system"] != "s0"]
         np.testing.assert_allclose(others["trisk_p_holm"],
                                    corrected_p_values(others["trisk_p"].to_numpy(), "holm"))
