@@ -35,6 +35,16 @@ FORMATS = ("table", "csv", "json")
 DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
 
 
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1), got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1), got {text!r}")
+    return value
+
+
 def _nonnegative_float(text: str) -> float:
     try:
         value = float(text)
@@ -56,7 +66,9 @@ def _positive_int(text: str) -> int:
 
 
 def _cell(value, decimals: int, missing: str) -> str:
-    """One printed cell: floats with ``decimals`` digits, NaN as ``missing``."""
+    """One printed cell: floats with ``decimals`` digits, NaN and None as ``missing``."""
+    if value is None:
+        return missing
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
     if isinstance(value, (float, np.floating)):
@@ -153,7 +165,8 @@ def _evaluate(args) -> dict:
     if args.correction is not None and baseline is None:
         raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
     return trec.summary_table(results, args.measures, alphas=args.alpha, baseline=baseline,
-                              layout=layout, correction=args.correction)
+                              layout=layout, correction=args.correction,
+                              loss_fraction=args.loss_fraction)
 
 
 def _shown(topics) -> str:
@@ -177,8 +190,8 @@ def _cmd_risk(args) -> None:
     scores = data.read_per_topic_table(args.scores, measure=args.measure)
     if args.correction is not None and args.baseline is None:
         raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
-    write_output(risk_table(scores, args.alpha, args.baseline, args.correction), args.format,
-                 args.output, decimals=args.decimals)
+    write_output(risk_table(scores, args.alpha, args.baseline, args.correction,
+                            args.loss_fraction), args.format, args.output, decimals=args.decimals)
 
 
 def _cmd_demo(args) -> None:
@@ -368,6 +381,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--baseline", help="one of the runs (by name or path) or another run file")
     ev.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS),
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
+    ev.add_argument("--loss-fraction", type=_fraction, default=0.2,
+                    help="with --baseline: count the topics more than this fraction below the "
+                    "baseline's value, beside wins, losses and ties (default 0.2: loss_gt_20)")
     ev.add_argument("--correction", choices=list(CORRECTIONS),
                     help="with --baseline: the TRisk p-values of the runs compared to it, "
                     "corrected per measure and alpha for their number (bonferroni, holm, or bh: "
@@ -402,6 +418,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
     rk.add_argument("--baseline", help="a system of the table")
     rk.add_argument("--measure", help="with evaluate --per-topic output: the measure column")
+    rk.add_argument("--loss-fraction", type=_fraction, default=0.2,
+                    help="with --baseline: count the topics more than this fraction below the "
+                    "baseline's value, beside wins, losses and ties (default 0.2: loss_gt_20)")
     rk.add_argument("--correction", choices=list(CORRECTIONS),
                     help="with --baseline: the TRisk p-values of the runs compared to it, "
                     "corrected per measure and alpha for their number (bonferroni, holm, or bh: "

@@ -504,7 +504,8 @@ def summary(system: PerQuery, baselines: PerQuery, *, loss_fraction: float = 0.2
 
 
 def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0),
-               baseline: str | None = None, correction: str | None = None) -> pd.DataFrame:
+               baseline: str | None = None, correction: str | None = None,
+               loss_fraction: float = 0.2) -> pd.DataFrame:
     """Every risk measure of every system of a population, for several α.
 
     Parameters
@@ -524,7 +525,8 @@ def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 1
         (ZRisk and GeoRisk within the whole population, [GEO] Table 5; T*Risk against the
         per-query mean of all systems, [GEO] Table 6), then with a baseline ``urisk, trisk,
         trisk_p, zrisk_baseline, georisk_baseline`` ([GEO] Table 4), and with a ``correction``
-        ``trisk_p_METHOD`` (:func:`risk_rows`). Baseline columns are empty
+        ``trisk_p_METHOD``; and ``wins, losses, ties, loss_gt_20`` (:func:`risk_rows`). Baseline
+        columns are empty
         (NaN) on the baseline's own row, and TRisk is empty where it is undefined (SE = 0).
 
     Examples
@@ -550,16 +552,21 @@ def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 1
         raise ValueError(f"the score of system {scores.index[i]!r} on query {scores.columns[j]!r} "
                          f"is {matrix[i, j]}; ZRisk and GeoRisk are defined for effectiveness "
                          ">= 0")
-    return pd.DataFrame(risk_rows(matrix, list(scores.index), alphas, baseline, correction))
+    return pd.DataFrame(risk_rows(matrix, list(scores.index), alphas, baseline, correction,
+                                  loss_fraction))
 
 
 def risk_rows(matrix: np.ndarray, systems: list, alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0),
-              baseline: str | None = None, correction: str | None = None) -> list[dict]:
+              baseline: str | None = None, correction: str | None = None,
+              loss_fraction: float = 0.2) -> list[dict]:
     """:func:`risk_table`'s rows from a finite systems × queries matrix and the systems' names.
 
     With a ``baseline`` and a ``correction`` (:data:`lgb_risk.significance.CORRECTIONS`), the
     TRisk p-values of the systems compared to the baseline at each α are corrected as one
-    family, in a column named after the method (``trisk_p_holm``).
+    family, in a column named after the method (``trisk_p_holm``). With a baseline the rows
+    also count each system's ``wins``, ``losses`` and ``ties`` against it (queries above, below,
+    equal) and its large losses, queries more than ``loss_fraction`` below a baseline value
+    > 0 (:func:`loss_field`: ``loss_gt_20``).
 
     >>> rows = risk_rows(np.array([[0.5, 0.2, 0.9], [0.4, 0.3, 0.6]]), ["model", "bm25"],
     ...                  alphas=[1], baseline="bm25")
@@ -576,8 +583,14 @@ def risk_rows(matrix: np.ndarray, systems: list, alphas: Sequence[float] = (0.0,
     n_queries = matrix.shape[1]
     population_mean = matrix.mean(axis=0)
     own = np.array([system == baseline for system in systems])
+    counts: dict[str, np.ndarray] = {}
     if baseline is not None:
         b = matrix[systems.index(baseline)]
+        delta = matrix - b
+        counts = {"wins": np.sum(delta > 0, axis=1), "losses": np.sum(delta < 0, axis=1),
+                  "ties": np.sum(delta == 0, axis=1),
+                  loss_field(loss_fraction): np.sum((b > 0) & (matrix < (1.0 - loss_fraction)
+                                                               * b), axis=1)}
     rows = []
     for alpha in alphas:
         alpha = check_alpha(alpha)
@@ -600,11 +613,14 @@ def risk_rows(matrix: np.ndarray, systems: list, alphas: Sequence[float] = (0.0,
             if correction is not None:
                 columns[f"trisk_p_{correction}"] = corrected_p_values(columns["trisk_p"],
                                                                       correction)
+
         columns = {"mean": matrix.mean(axis=1), **columns}
         as_floats = {name: values.tolist() for name, values in columns.items()}
         for i, system in enumerate(systems):
             rows.append({"system": system, "alpha": alpha,
-                         **{name: values[i] for name, values in as_floats.items()}})
+                         **{name: values[i] for name, values in as_floats.items()},
+                         **{name: None if own[i] else int(values[i])  # the baseline's own row
+                            for name, values in counts.items()}})
     return rows
 
 

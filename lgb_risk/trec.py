@@ -370,7 +370,8 @@ def risk_measures_of(measure: str) -> bool:
 
 def summary_table(results: dict, measures: Sequence[str], *,
                   alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0), baseline: str | None = None,
-                  layout: str = "wide", correction: str | None = None) -> dict:
+                  layout: str = "wide", correction: str | None = None,
+                  loss_fraction: float = 0.2) -> dict:
     """Means and, with two runs or more, every risk measure of every run for every measure
     that has them (:func:`risk_measures_of`) and α, against the population of runs and, with a
     ``baseline`` run, against it (:func:`lgb_risk.risk.risk_rows`).
@@ -379,12 +380,15 @@ def summary_table(results: dict, measures: Sequence[str], *,
     per run, measure and α. Returns a mapping of column name to values. ``correction``
     corrects the TRisk p-values of the runs compared to the baseline, per measure and α, as one
     family (:func:`lgb_risk.significance.corrected_p_values`; column ``trisk_p_METHOD``).
+    With a baseline, each run's wins, losses, ties and losses of more than ``loss_fraction``
+    against it are counted per measure (:func:`lgb_risk.risk.risk_rows`).
     """
     names = list(results)
     counts = {"topics": [len(results[n].topics) for n in names],
               "missing": [len(results[n].missing) for n in names]}
     means = {m: [results[n].values[m].mean() for n in names] for m in measures}
-    risks = {m: risk_rows(_per_topic_matrix(results, m), names, alphas, baseline, correction)
+    risks = {m: risk_rows(_per_topic_matrix(results, m), names, alphas, baseline, correction,
+                          loss_fraction)
              for m in measures if len(names) > 1 and risk_measures_of(m)}
     if layout == "long":
         rows = []

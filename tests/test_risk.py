@@ -260,3 +260,22 @@ def test_the_large_loss_count_is_named_by_its_fraction():
         assert not any(f.startswith("loss_gt") and f != name for f in fields.index)
     with pytest.raises(ValueError, match=r"loss_fraction must be in \(0, 1\), got 20"):
         risk.summary(system, baseline, loss_fraction=20)
+
+
+def test_the_risk_table_counts_wins_losses_ties_and_large_losses_against_the_baseline():
+    """Counted by a loop over the queries; the baseline's own row has none; the large-loss
+    column is named by its fraction."""
+    rng = np.random.default_rng(4)
+    values = np.round(rng.uniform(0, 1, (3, 50)), 1)  # rounded: ties occur
+    values[1, :5] = 0.0
+    scores = pd.DataFrame(values, index=["base", "a", "b"])
+    table = risk.risk_table(scores, alphas=[1], baseline="base", loss_fraction=0.3)
+    base = values[0]
+    for i, system in ((1, "a"), (2, "b")):
+        row = table.set_index("system").loc[system]
+        s = values[i]
+        assert row["wins"] == sum(x > y for x, y in zip(s, base))
+        assert row["losses"] == sum(x < y for x, y in zip(s, base))
+        assert row["ties"] == sum(x == y for x, y in zip(s, base))
+        assert row["loss_gt_30"] == sum(y > 0 and x < 0.7 * y for x, y in zip(s, base))
+    assert pd.isna(table.set_index("system").loc["base", "wins"])
