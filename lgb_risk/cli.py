@@ -31,7 +31,7 @@ from lgb_risk._segments import offsets_from_group
 from lgb_risk.conventions import CONVENTIONS, resolve
 from lgb_risk.significance import CORRECTIONS
 
-FORMATS = ("table", "csv", "json")
+FORMATS = ("table", "csv", "json", "latex")
 DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
 
 
@@ -91,7 +91,7 @@ def write_output(table, fmt: str, out: str | None, decimals: int = 6) -> None:
 
     ``table`` is a mapping of column name to values (all of one length), or a DataFrame.
     ``table``: columns right-aligned, NaN as ``-``; ``csv``: NaN empty; ``json``: a list of
-    records, NaN as null.
+    records, NaN as null; ``latex``: :func:`lgb_risk.latex.latex_table`.
     """
     if hasattr(table, "columns") and hasattr(table, "to_numpy"):  # a DataFrame
         table = {str(c): table[c].to_numpy() for c in table.columns}
@@ -106,6 +106,11 @@ def write_output(table, fmt: str, out: str | None, decimals: int = 6) -> None:
         writer.writerow(names)
         writer.writerows([_cell(v, decimals, "") for v in row] for row in rows)
         text = buffer.getvalue()
+    elif fmt == "latex":
+        from lgb_risk.latex import latex_table
+
+        text = latex_table({n: [row[i] for row in rows] for i, n in enumerate(names)},
+                           decimals=decimals)
     elif fmt == "json":
         import json
 
@@ -338,7 +343,9 @@ def _cmd_run(args, stop_after=None) -> None:
 
 def _add_output_options(parser) -> None:
     parser.add_argument("--format", choices=FORMATS, default="table",
-                        help="table (aligned text, default), csv or json (a list of records)")
+                        help="table (aligned text, default), csv, json (a list of records) or "
+                        "latex (a booktabs table: the best value of each column in bold, "
+                        "significant TRisk marked, a legend naming the test and correction)")
     parser.add_argument("--decimals", type=_decimals, default=6,
                         help="digits after the decimal point (default 6; 17 keeps every double)")
     parser.add_argument("-o", "--output", help="write to this file instead of standard output")

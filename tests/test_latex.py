@@ -1,0 +1,69 @@
+"""LaTeX tables: booktabs structure, the best value of each column in bold (by a loop here),
+significant TRisk marked with the test and correction named, escaping, and a document that
+pdflatex compiles where it is installed."""
+
+import io
+import shutil
+import subprocess
+
+import pandas as pd
+import pytest
+
+from lgb_risk.latex import latex_table
+from tests.test_cli import collection, run_cli  # noqa: F401  (the fixture)
+
+
+def _body_rows(text):
+    body = text.split("\\midrule\n")[1].split("\\bottomrule")[0]
+    return [line.removesuffix(" \\\\").split(" & ") for line in body.strip().splitlines()]
+
+
+def test_structure_bold_best_values_and_the_dagger_legend(collection):  # noqa: F811
+    qrels, runs = collection
+    code, csv_text, _ = run_cli("evaluate", qrels, *runs, "--measures", "ndcg@20", "--baseline",
+                                "run1", "--alpha", 5, "--correction", "holm", "--format", "csv",
+                                "--decimals", 17)
+    assert code == 0
+    frame = pd.read_csv(io.StringIO(csv_text))
+    code, text, _ = run_cli("evaluate", qrels, *runs, "--measures", "ndcg@20", "--baseline",
+                            "run1", "--alpha", 5, "--correction", "holm", "--format", "latex",
+                            "--decimals", 4)
+    assert code == 0
+    assert text.startswith("\\begin{table}") and "\\toprule" in text and "\\end{tabular}" in text
+    header = text.split("\\toprule\n")[1].split(" \\\\")[0].split(" & ")
+    assert header == [name.replace("_", "\\_") for name in frame.columns]
+    rows = _body_rows(text)
+    for column, better in (("ndcg@20", max), ("ndcg@20_georisk_a5", max),
+                           ("ndcg@20_losses_a5", min)):
+        c = list(frame.columns).index(column)
+        values = frame[column].dropna()
+        best = {i for i in values.index if values[i] == better(values)}
+        assert {i for i, row in enumerate(rows) if row[c].startswith("\\textbf")} == best
+    c = list(frame.columns).index("ndcg@20_trisk_a5")
+    marked = {i for i, row in enumerate(rows) if row[c].endswith("$^\\dagger$")}
+    assert marked == set(frame.index[frame["ndcg@20_trisk_p_holm_a5"] < 0.05])
+    if marked:
+        assert "Holm-corrected over the runs compared to the baseline" in text
+    assert rows[0][c] == "--"  # the baseline's own TRisk
+
+
+def test_special_characters_are_escaped():
+    text = latex_table({"run": ["a_b&c%"], "mean": [0.5]})
+    assert "a\\_b\\&c\\%" in text
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="needs pdflatex (Debian's "
+                    "texlive-latex-base and texlive-latex-recommended)")
+def test_the_table_compiles(collection, tmp_path):  # noqa: F811
+    qrels, runs = collection
+    code, text, _ = run_cli("evaluate", qrels, *runs, "--baseline", "run1", "--alpha", 1, 5,
+                            "--correction", "bh", "--format", "latex", "--decimals", 3,
+                            "--layout", "long")
+    assert code == 0
+    (tmp_path / "t.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs}\n"
+                                    "\\usepackage[landscape,margin=1cm]{geometry}\n"
+                                    "\\begin{document}\n\\tiny\n" + text + "\\end{document}\n")
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert (tmp_path / "t.pdf").stat().st_size > 0
