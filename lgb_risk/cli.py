@@ -166,12 +166,30 @@ def _evaluate(args) -> dict:
             if not trec.risk_measures_of(m):
                 print(f"note: no risk measures for {m}: its values can be negative, and ZRisk "
                       "and GeoRisk are defined for effectiveness >= 0", file=sys.stderr)
+    if args.figure is not None:
+        _write_figures({m: trec.per_topic_frame(results, m) for m in args.measures
+                        if trec.risk_measures_of(m)}, baseline, args.alpha, args.figure)
     layout = args.layout or ("long" if args.format == "table" else "wide")
     if args.correction is not None and baseline is None:
         raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
     return trec.summary_table(results, args.measures, alphas=args.alpha, baseline=baseline,
                               layout=layout, correction=args.correction,
                               loss_fraction=args.loss_fraction)
+
+
+def _write_figures(scores: dict, baseline, alphas, directory) -> None:
+    """``--figure DIR``: the runs against the baseline
+    (:func:`lgb_risk.plots.write_run_figures`)."""
+    if baseline is None:
+        raise ValueError("--figure draws the runs against --baseline: give one")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ValueError("--figure needs matplotlib: pip install 'lgb_risk[plot]'") from None
+    from lgb_risk.plots import write_run_figures
+
+    paths = write_run_figures(scores, baseline, directory, alphas=alphas)
+    print(f"wrote {len(paths)} figure(s) to {directory}", file=sys.stderr)
 
 
 def _shown(topics) -> str:
@@ -193,6 +211,9 @@ def _cmd_risk(args) -> None:
     from lgb_risk.risk import risk_table
 
     scores = data.read_per_topic_table(args.scores, measure=args.measure)
+    if args.figure is not None:
+        _write_figures({args.measure or "score": scores}, args.baseline, args.alpha,
+                       args.figure)
     if args.correction is not None and args.baseline is None:
         raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
     write_output(risk_table(scores, args.alpha, args.baseline, args.correction,
@@ -388,6 +409,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--baseline", help="one of the runs (by name or path) or another run file")
     ev.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS),
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
+    ev.add_argument("--figure", metavar="DIR",
+                    help="with --baseline: write PNG figures of the runs against it into DIR "
+                    "(per measure: win/loss histogram, TRisk and GeoRisk by alpha, each run's "
+                    "per-topic TR/TJ at the highest alpha; matplotlib, the plot extra)")
     ev.add_argument("--loss-fraction", type=_fraction, default=0.2,
                     help="with --baseline: count the topics more than this fraction below the "
                     "baseline's value, beside wins, losses and ties (default 0.2: loss_gt_20)")
@@ -425,6 +450,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
     rk.add_argument("--baseline", help="a system of the table")
     rk.add_argument("--measure", help="with evaluate --per-topic output: the measure column")
+    rk.add_argument("--figure", metavar="DIR",
+                    help="with --baseline: write PNG figures of the runs against it into DIR "
+                    "(per measure: win/loss histogram, TRisk and GeoRisk by alpha, each run's "
+                    "per-topic TR/TJ at the highest alpha; matplotlib, the plot extra)")
     rk.add_argument("--loss-fraction", type=_fraction, default=0.2,
                     help="with --baseline: count the topics more than this fraction below the "
                     "baseline's value, beside wins, losses and ties (default 0.2: loss_gt_20)")

@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     from lgb_risk.baselines import BaselineStore
 
 __all__ = ["evaluate_run", "evaluate_columns", "evaluate_files", "per_topic_table",
-           "baseline_store", "summary_table", "risk_measures_of", "Judgments", "judgments",
+           "baseline_store", "summary_table", "risk_measures_of", "per_topic_frame", "Judgments",
+           "judgments",
            "TopicValues", "natural_topic_order", "scored_topics", "automatic_jobs"]
 
 
@@ -338,6 +339,16 @@ def per_topic_table(results: dict, measures: Sequence[str]) -> dict:
     for m in measures:
         columns[m] = np.concatenate([r.values[m] for r in results.values()])
     return columns
+
+
+def per_topic_frame(results: dict, measure: str) -> pd.DataFrame:
+    """One measure's values of every run (rows) on every topic (columns, natural order), from
+    :func:`evaluate_files`' results; every run must cover the same topics."""
+    import pandas as pd
+
+    topics = natural_topic_order(set().union(*(r.topics for r in results.values())))
+    return pd.DataFrame(_per_topic_matrix(results, measure), index=list(results),
+                        columns=topics)
 
 
 def _per_topic_matrix(results: dict, measure: str) -> np.ndarray:

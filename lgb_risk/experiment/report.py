@@ -28,6 +28,7 @@ from lgb_risk import risk, significance
 from lgb_risk._io import atomic_write, atomic_write_text
 from lgb_risk.experiment.layout import RunFolder, all_units
 from lgb_risk.objectives import OBJECTIVES
+from lgb_risk.plots import risk_reward, tr_tj_per_query
 
 if TYPE_CHECKING:
     import os
@@ -416,8 +417,9 @@ def _settings(config: ExperimentConfig) -> str:
 
 def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, results: pd.DataFrame,
                    repeatability: dict) -> list[Path]:
-    """GeoRisk against α per learner, per-query TR/TJ bars and, with repeats, the repeatability
-    of per-query losses; none without matplotlib."""
+    """GeoRisk against α per learner, per-query TR/TJ (:func:`lgb_risk.plots.tr_tj_per_query`),
+    Risk against Reward by training α (:func:`lgb_risk.plots.risk_reward`) and, with repeats,
+    the repeatability of per-query losses; none without matplotlib."""
     try:
         # Figures built on their own, not through pyplot: the caller's backend and pyplot's
         # figures are left alone, and the import takes half the time.
@@ -461,29 +463,19 @@ def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, res
         (n for n in reversed(list(config.learners)) if n != "LambdaMART"), "LambdaMART")
     key = (learner, max(config.learners[learner]))
     feature = averaged_baselines(config, out, list(results.index))[0]
-    t = risk.trisk(results[key].to_numpy(), feature, alpha)
-    order = np.argsort(t.tr)
-    fig = Figure(figsize=(8, 4))
-    ax = fig.subplots()
-    x = np.arange(order.size)
-    # Bars of width 1 drawn as two filled step areas: one artist each, however many queries
-    # (800 bar patches took longer than the rest of the report).
-    tr_sorted = t.tr[order]
-    below = tr_sorted < -2
-    for where, colour, label in ((~below, "tab:blue", "TR_q"), (below, "tab:red", "TR_q < -2")):
-        if where.any():
-            ax.fill_between(x, 0, tr_sorted, where=where, step="mid", color=colour,
-                            linewidth=0, label=label)
-    ax.plot(x, t.tj[order], color="black", linewidth=0.8, label="TJ_q")
-    for level in (-2, 2):
-        ax.axhline(level, color="grey", linestyle=":")
-    ax.set_xlabel("queries, sorted by TR_q")
-    ax.set_ylabel(f"TR_q, TJ_q (α = {alpha:g})")
-    ax.set_title(f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g} against {base}: "
-                 f"TRisk {t.trisk:.2f}")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    paths.append(_save_figure(fig, out / "tr_tj_per_query.png"))
+    measure = f"NDCG@{config.evaluation.k}"
+    ax = tr_tj_per_query(results[key].to_numpy(), feature, alpha, measure=measure,
+                         name=f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g}",
+                         baseline_name=base)
+    paths.append(_save_figure(ax.figure, out / "tr_tj_per_query.png"))
+
+    points: dict = {}
+    for (name, trained), rows in table.groupby(["learner", "alpha"], sort=False):
+        points.setdefault(name, []).append((trained, rows[f"{base}_risk"].iloc[0],
+                                            rows[f"{base}_reward"].iloc[0]))
+    reference = points.pop(OBJECTIVES["LambdaMART"].paper_name)[0][1:]
+    ax = risk_reward(points, reference=reference, measure=measure, baseline_name=base)
+    paths.append(_save_figure(ax.figure, out / "risk_reward.png"))
 
     if repeatability:
         described = {"feature": f"loss to {base}", "learned": "mean loss to the learned baselines"}
@@ -506,6 +498,7 @@ def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, res
 
 
 def _save_figure(fig, path: Path) -> Path:
+    fig.tight_layout()
     atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110,
                                                metadata={"Software": None}))
     return path

@@ -1,0 +1,273 @@
+"""Figures of risk-sensitive evaluation, each drawn on a matplotlib ``Axes`` (``plot`` extra).
+
+Every function draws on the ``ax`` it is given, or on a new Figure's axes (built without pyplot,
+so the caller's backend and pyplot's figures are left alone), and returns that ``Axes``; the
+labels name the measure, the baseline and α. Per-query values are arrays in one query order,
+or keyed by topic (:mod:`lgb_risk.risk` aligns them).
+
+- :func:`win_loss_histogram`: per-query changes against a baseline, binned, for one or several
+  runs — the TREC 2013-2014 Web track risk-sensitive figures' histogram of per-topic wins and
+  losses against the baseline.
+- :func:`trisk_by_alpha`: TRisk against the evaluation α with the ±2 band within which a
+  difference is not significant — [TR] Fig. 1.
+- :func:`georisk_by_alpha`: GeoRisk against the evaluation α — the trade-off [GEO] §5 draws.
+- :func:`tr_tj_per_query`: every query's TR_q and TJ_q with the ±2 thresholds — [TR] §5's
+  per-query scores.
+- :func:`risk_reward`: Risk against Reward of a risk-sensitive learner, one point per training
+  α, LambdaMART marked — the trade-off of [TR] Table 3 and [GEO] Table 7, drawn.
+
+References: [TR], [GEO] (:mod:`lgb_risk.references`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from lgb_risk import risk
+
+if TYPE_CHECKING:
+    from lgb_risk._typing import PerQuery
+
+__all__ = ["win_loss_histogram", "trisk_by_alpha", "georisk_by_alpha", "tr_tj_per_query",
+           "risk_reward", "write_run_figures", "RELATIVE_BINS"]
+
+#: Bins of the relative change (M − M_b) / M_b, in %: the Web track's losses and wins of more
+#: than 10%, 25%, 50% and 100% (ties, |change| < 10%, in the middle).
+RELATIVE_BINS = (-100.0, -50.0, -25.0, -10.0, 10.0, 25.0, 50.0, 100.0)
+
+
+def _axes(ax: Any, size: tuple[float, float]) -> Any:
+    if ax is not None:
+        return ax
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=size).subplots()
+
+
+def _runs(systems: Mapping[str, PerQuery] | PerQuery) -> dict:
+    if isinstance(systems, Mapping) and systems and all(
+            not isinstance(v, (int, float)) for v in systems.values()):
+        return dict(systems)
+    return {"run": systems}
+
+
+def win_loss_histogram(systems: Mapping[str, PerQuery] | PerQuery, baseline: PerQuery, *,
+                       ax: Any = None, relative: bool = True, bins: Sequence[float] | None = None,
+                       measure: str = "NDCG@20", baseline_name: str = "the baseline") -> Any:
+    """How many queries each run wins or loses against the baseline, by how much.
+
+    ``relative``: the change (M − M_b) / M_b in %, binned by :data:`RELATIVE_BINS` (queries
+    where M_b = 0 counted at +100% when M > 0, in the middle bin when M = 0 too); otherwise
+    M − M_b binned by ``bins`` (default: 10 equal bins). Several runs (a mapping name ->
+    per-query values) are drawn side by side in each bin.
+
+    >>> ax = win_loss_histogram({"run": [0.5, 0.2, 0.9]}, [0.4, 0.3, 0.3])
+    >>> [int(p.get_height()) for p in ax.patches if p.get_height()]
+    [1, 1, 1]
+    """
+    ax = _axes(ax, (7, 4))
+    runs = _runs(systems)
+    changes = {}
+    for name, values in runs.items():
+        s, b = risk._aligned("raise", system=values, baseline=baseline)
+        delta = s[0] - b[0]
+        if relative:
+            changes[name] = np.where(b[0] > 0, 100.0 * delta / np.where(b[0] > 0, b[0], 1.0),
+                                     np.where(delta > 0, 100.0, 0.0))
+        else:
+            changes[name] = delta
+    if relative:
+        edges = np.array([-np.inf, *(bins or RELATIVE_BINS)[1:-1], np.inf])
+        labels = _relative_labels(np.asarray(bins or RELATIVE_BINS))
+    else:
+        everything = np.concatenate(list(changes.values()))
+        edges = np.asarray(bins, dtype=float) if bins is not None else np.linspace(
+            everything.min(), everything.max() + 1e-12, 11)
+        labels = [f"{a:+.2f}..{b:+.2f}" for a, b in zip(edges[:-1], edges[1:])]
+    width = 0.8 / len(changes)
+    positions = np.arange(len(edges) - 1)
+    for i, (name, change) in enumerate(changes.items()):
+        counts = np.histogram(np.clip(change, edges[1] - 1 if relative else edges[0],
+                                      edges[-2] + 1 if relative else edges[-1]), edges)[0]
+        ax.bar(positions - 0.4 + width * (i + 0.5), counts, width, label=name)
+    ax.set_xticks(positions)
+    ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
+    ax.axvline(positions[len(positions) // 2] - (0 if len(positions) % 2 else 0.5),
+               color="grey", linestyle=":", linewidth=0.8)
+    what = "relative change of" if relative else "change of"
+    ax.set_xlabel(f"{what} {measure} against {baseline_name}" + (" (%)" if relative else ""))
+    ax.set_ylabel("queries")
+    ax.set_title(f"Wins and losses against {baseline_name} ({measure})")
+    if len(changes) > 1:
+        ax.legend(fontsize=8)
+    return ax
+
+
+def _relative_labels(edges: np.ndarray) -> list[str]:
+    inner = edges[1:-1]
+    labels = [f"< {inner[0]:g}"]
+    labels += [f"{a:g}..{b:g}" for a, b in zip(inner[:-1], inner[1:])]
+    labels.append(f"> {inner[-1]:g}")
+    return labels
+
+
+def trisk_by_alpha(systems: Mapping[str, PerQuery] | PerQuery, baseline: PerQuery,
+                   alphas: Sequence[float] = (0, 1, 2, 5, 10), *, ax: Any = None,
+                   measure: str = "NDCG@20", baseline_name: str = "the baseline") -> Any:
+    """TRisk of each run against the baseline at each evaluation α, with the band
+    −2 < TRisk < 2 in which the difference is not significant at about 0.05 ([TR] Fig. 1).
+
+    >>> ax = trisk_by_alpha({"a": [0.5, 0.2, 0.9, 0.4]}, [0.4, 0.3, 0.6, 0.4], [0, 5])
+    >>> [round(float(v), 4) for v in ax.lines[0].get_ydata()]
+    [0.8783, -0.2582]
+    """
+    ax = _axes(ax, (6, 4))
+    alphas = [float(a) for a in alphas]
+    for name, values in _runs(systems).items():
+        curve = [risk.trisk_against(values, baseline, a)[0] for a in alphas]
+        ax.plot(alphas, curve, marker="o", label=name)
+    ax.axhspan(-2, 2, color="grey", alpha=0.15, linewidth=0,
+               label="|TRisk| < 2: not significant")
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_xticks(alphas)
+    ax.set_xticklabels([f"{a:g}" for a in alphas])
+    ax.set_xlabel("evaluation α")
+    ax.set_ylabel(f"TRisk ({measure}) against {baseline_name}")
+    ax.set_title(f"TRisk against {baseline_name} by α ({measure})")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def georisk_by_alpha(systems: Mapping[str, PerQuery] | PerQuery, baseline: PerQuery,
+                     alphas: Sequence[float] = (0, 1, 2, 5, 10), *, ax: Any = None,
+                     measure: str = "NDCG@20", baseline_name: str = "the baseline") -> Any:
+    """GeoRisk of each run against the baseline (the run's row of the matrix [run; baseline],
+    [GEO] Eq. 7) at each evaluation α.
+
+    >>> ax = georisk_by_alpha({"a": [0.5, 0.2, 0.9]}, [0.4, 0.3, 0.6], [1, 5])
+    >>> [round(float(v), 4) for v in ax.lines[0].get_ydata()]
+    [0.5022, 0.4602]
+    """
+    ax = _axes(ax, (6, 4))
+    alphas = [float(a) for a in alphas]
+    for name, values in _runs(systems).items():
+        curve = [risk.georisk_against(values, baseline, a)[0] for a in alphas]
+        ax.plot(alphas, curve, marker="o", label=name)
+    ax.set_xticks(alphas)
+    ax.set_xticklabels([f"{a:g}" for a in alphas])
+    ax.set_xlabel("evaluation α")
+    ax.set_ylabel(f"GeoRisk ({measure}) against {baseline_name}\n(higher is better)")
+    ax.set_title(f"GeoRisk against {baseline_name} by α ({measure})")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def tr_tj_per_query(system: PerQuery, baseline: PerQuery, alpha: float = 5.0, *,
+                    ax: Any = None, measure: str = "NDCG@10", name: str = "the system",
+                    baseline_name: str = "the baseline") -> Any:
+    """Every query's TR_q (bars, red below −2: a significant loss) and TJ_q (line), sorted by
+    TR_q, against the baseline at α, with the ±2 thresholds ([TR] §5).
+
+    >>> ax = tr_tj_per_query([0.5, 0.2, 0.9, 0.4], [0.4, 0.3, 0.6, 0.4], 1)
+    >>> len(ax.lines[0].get_ydata())  # TJ_q of the four queries
+    4
+    """
+    ax = _axes(ax, (8, 4))
+    t = risk.trisk(system, baseline, alpha)
+    order = np.argsort(t.tr)
+    x = np.arange(order.size)
+    tr_sorted = t.tr[order]
+    below = tr_sorted < -2
+    # Bars of width 1 as two filled step areas: one artist each, however many queries.
+    for where, colour, label in ((~below, "tab:blue", "TR_q"), (below, "tab:red", "TR_q < −2")):
+        if where.any():
+            ax.fill_between(x, 0, tr_sorted, where=where, step="mid", color=colour,
+                            linewidth=0, label=label)
+    ax.plot(x, t.tj[order], color="black", linewidth=0.8, label="TJ_q")
+    for level in (-2, 2):
+        ax.axhline(level, color="grey", linestyle=":")
+    ax.set_xlabel("queries, sorted by TR_q")
+    ax.set_ylabel(f"TR_q, TJ_q ({measure}, α = {alpha:g})")
+    ax.set_title(f"{name} against {baseline_name}: TRisk {t.trisk:.2f}")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def risk_reward(points: Mapping[str, Sequence[tuple[float, float, float]]], *,
+                reference: tuple[float, float] | None = None, ax: Any = None,
+                measure: str = "NDCG@10", baseline_name: str = "the baseline",
+                reference_name: str = "LambdaMART") -> Any:
+    """Risk (x) against Reward (y) of each learner, one point per training α, labelled with it,
+    and ``reference``'s (Risk, Reward) marked: down and right is a learner that loses less to
+    the baseline and gains less over it.
+
+    ``points`` maps a learner to its ``(alpha, risk, reward)`` triples.
+
+    >>> ax = risk_reward({"U-CRO": [(1, 0.02, 0.12), (5, 0.015, 0.11)]}, reference=(0.024, 0.13))
+    >>> ax.lines[0].get_xdata().tolist()
+    [0.02, 0.015]
+    """
+    ax = _axes(ax, (6, 4.5))
+    for learner, triples in points.items():
+        ordered = sorted(triples)
+        risks = [r for _, r, _ in ordered]
+        rewards = [w for _, _, w in ordered]
+        line = ax.plot(risks, rewards, marker="o", label=learner)[0]
+        for a, r, w in ordered:
+            ax.annotate(f"α={a:g}", (r, w), textcoords="offset points", xytext=(4, 3),
+                        fontsize=7, color=line.get_color())
+    if reference is not None:
+        ax.plot([reference[0]], [reference[1]], marker="*", markersize=12, color="black",
+                linestyle="none", label=reference_name)
+    ax.set_xlabel(f"Risk: mean loss max(0, M_b − M) to {baseline_name} ({measure})")
+    ax.set_ylabel(f"Reward: mean gain max(0, M − M_b) ({measure})")
+    ax.set_title(f"Risk and reward against {baseline_name} by training α")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, *,
+                      alphas: Sequence[float] = (0, 1, 2, 5, 10)) -> list:
+    """The figures of several runs against one of them, as PNG files in ``directory``: for
+    each measure (``scores`` maps it to a DataFrame, a row per run and a column per topic) the
+    win/loss histogram of the other runs, TRisk and GeoRisk by α, and each run's TR_q/TJ_q at
+    the highest α. Each file is written whole or not at all. Returns the paths.
+    """
+    from pathlib import Path
+
+    from lgb_risk._io import atomic_write
+
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+
+    def save(ax: Any, name: str) -> None:
+        figure = ax.figure
+        figure.tight_layout()
+        path = folder / name
+        atomic_write(path, lambda tmp: figure.savefig(tmp, format="png", dpi=110,
+                                                      metadata={"Software": None}))
+        paths.append(path)
+
+    for measure, table in scores.items():
+        if baseline not in table.index:
+            raise ValueError(f"baseline {baseline!r} is not among the runs "
+                             f"{', '.join(map(str, table.index))}")
+        base = table.loc[baseline]
+        others = {str(run): table.loc[run] for run in table.index if run != baseline}
+        label = measure.upper() if "@" not in measure else measure.split("@")[0].upper() + \
+            "@" + measure.split("@")[1]
+        stem = measure.replace("@", "").replace("(", "_").replace(")", "").replace("=", "")
+        save(win_loss_histogram(others, base, measure=label, baseline_name=baseline),
+             f"win_loss_{stem}.png")
+        save(trisk_by_alpha(others, base, alphas, measure=label, baseline_name=baseline),
+             f"trisk_by_alpha_{stem}.png")
+        save(georisk_by_alpha(others, base, alphas, measure=label, baseline_name=baseline),
+             f"georisk_by_alpha_{stem}.png")
+        for run, values in others.items():
+            save(tr_tj_per_query(values, base, max(alphas), measure=label, name=run,
+                                 baseline_name=baseline), f"tr_tj_{run}_{stem}.png")
+    return paths
