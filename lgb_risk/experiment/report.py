@@ -467,6 +467,7 @@ def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, res
     ax = tr_tj_per_query(results[key].to_numpy(), feature, alpha, measure=measure,
                          name=f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g}",
                          baseline_name=base)
+    ax.figure.tight_layout()
     paths.append(_save_figure(ax.figure, out / "tr_tj_per_query.png"))
 
     points: dict = {}
@@ -475,6 +476,7 @@ def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, res
                                             rows[f"{base}_reward"].iloc[0]))
     reference = points.pop(OBJECTIVES["LambdaMART"].paper_name)[0][1:]
     ax = risk_reward(points, reference=reference, measure=measure, baseline_name=base)
+    ax.figure.tight_layout()
     paths.append(_save_figure(ax.figure, out / "risk_reward.png"))
 
     if repeatability:
@@ -498,7 +500,6 @@ def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, res
 
 
 def _save_figure(fig, path: Path) -> Path:
-    fig.tight_layout()
     atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110,
                                                metadata={"Software": None}))
     return path
