@@ -1,0 +1,83 @@
+"""The figures draw the values given (read back from the Axes), label measure, baseline and
+alpha, leave pyplot alone, and lgb-risk evaluate --figure writes them."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lgb_risk import plots, risk
+
+pytest.importorskip("matplotlib")
+
+SYSTEM = np.array([0.5, 0.2, 0.9, 0.4, 0.0, 0.3])
+BASELINE = np.array([0.4, 0.3, 0.3, 0.4, 0.2, 0.0])
+
+
+def test_win_loss_histogram_counts_each_bin_by_a_loop():
+    ax = plots.win_loss_histogram({"a": SYSTEM, "b": BASELINE * 0.5}, BASELINE,
+                                  measure="ERR@20", baseline_name="bm25")
+    edges = plots.RELATIVE_BINS
+    heights = [p.get_height() for p in ax.patches]
+    for run, values, offset in (("a", SYSTEM, 0), ("b", BASELINE * 0.5, 7)):
+        change = [100 * (s - b) / b if b > 0 else (100.0 if s > 0 else 0.0)
+                  for s, b in zip(values, BASELINE)]
+        expected = [sum(1 for c in change if (i == 0 or c >= edges[i]) and
+                        (i == len(edges) - 2 or c < edges[i + 1]))
+                    for i in range(len(edges) - 1)]
+        assert heights[offset:offset + 7] == expected, run
+    assert "ERR@20" in ax.get_xlabel() and "bm25" in ax.get_title()
+
+
+def test_trisk_and_georisk_by_alpha_draw_the_risk_measures():
+    alphas = [0, 1, 5]
+    ax = plots.trisk_by_alpha({"a": SYSTEM}, BASELINE, alphas, measure="NDCG@10",
+                              baseline_name="bm25")
+    np.testing.assert_allclose(ax.lines[0].get_ydata(),
+                               [risk.trisk(SYSTEM, BASELINE, a).trisk for a in alphas])
+    assert "NDCG@10" in ax.get_ylabel() and "bm25" in ax.get_ylabel()
+    ax = plots.georisk_by_alpha(pd.Series(SYSTEM), pd.Series(BASELINE), alphas)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(),
+                               [risk.georisk(np.vstack([SYSTEM, BASELINE]), a)[0]
+                                for a in alphas])
+
+
+def test_tr_tj_and_risk_reward_draw_their_values():
+    ax = plots.tr_tj_per_query(SYSTEM, BASELINE, 5, name="U-CRO")
+    t = risk.trisk(SYSTEM, BASELINE, 5)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), t.tj[np.argsort(t.tr)])
+    assert f"{t.trisk:.2f}" in ax.get_title()
+    ax = plots.risk_reward({"U-CRO": [(5, 0.015, 0.11), (1, 0.02, 0.12)]},
+                           reference=(0.024, 0.13))
+    assert ax.lines[0].get_xdata().tolist() == [0.02, 0.015]  # by training alpha
+    assert ax.lines[1].get_xdata().tolist() == [0.024]
+
+
+def test_pyplot_is_left_alone():
+    code = ("import matplotlib, sys\nmatplotlib.use('svg')\n"
+            "from lgb_risk import plots\n"
+            "plots.win_loss_histogram([0.5, 0.2], [0.4, 0.3])\n"
+            "print(matplotlib.get_backend(), 'matplotlib.pyplot' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["svg", "False"]
+
+
+def test_evaluate_writes_the_figures(tmp_path):
+    from lgb_risk.experiment import synthetic
+    from tests.test_cli import run_cli
+
+    qrels, runs = synthetic.write_trec_collection(tmp_path, n_topics=12, docs_per_topic=30,
+                                                  n_runs=3)
+    code, _, err = run_cli("evaluate", qrels, *runs, "--measures", "ndcg@20", "--baseline",
+                           "run1", "--figure", tmp_path / "figures")
+    assert code == 0 and "wrote 5 figure(s)" in err
+    names = sorted(p.name for p in (tmp_path / "figures").iterdir())
+    assert names == ["georisk_by_alpha_ndcg20.png", "tr_tj_run2_ndcg20.png",
+                     "tr_tj_run3_ndcg20.png", "trisk_by_alpha_ndcg20.png",
+                     "win_loss_ndcg20.png"]
+    assert all((tmp_path / "figures" / n).read_bytes().startswith(b"\x89PNG") for n in names)
+    code, _, err = run_cli("evaluate", qrels, *runs, "--figure", tmp_path / "x")
+    assert code != 0 and "--figure draws the runs against --baseline" in err
