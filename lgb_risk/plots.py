@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 __all__ = ["win_loss_histogram", "trisk_by_alpha", "georisk_by_alpha", "tr_tj_per_query",
            "risk_reward", "write_run_figures", "RELATIVE_BINS"]
 
-#: Bins of the relative change (M − M_b) / M_b, in %: the Web track's losses and wins of more
-#: than 10%, 25%, 50% and 100% (ties, |change| < 10%, in the middle).
+#: Bins of the relative change (M − M_b) / M_b, in %: losses and wins of more than 10%, 25% and
+#: 50% (a change within ±10% in the middle); the outer edges close the two end bins.
 RELATIVE_BINS = (-100.0, -50.0, -25.0, -10.0, 10.0, 25.0, 50.0, 100.0)
 
 
