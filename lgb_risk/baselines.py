@@ -309,7 +309,7 @@ def aligned_baselines(value: Any, n_queries: int, *, query_ids: ArrayLike | None
     bad = ~np.isfinite(matrix) | (matrix < 0) | (matrix > 1)
     if bad.any():
         q = int(np.flatnonzero(bad.any(axis=1))[0])
-        where = (f"query {np.asarray(query_ids)[q]!r}" if query_ids is not None
+        where = (f"query {np.asarray(query_ids)[q].item()!r}" if query_ids is not None
                  else f"query index {q}")
         wrong = float(matrix[q][bad[q]][0])
         hint = " (a percentage instead of a fraction?)" if 1 < wrong <= 100 else ""
