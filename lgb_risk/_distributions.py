@@ -2,8 +2,9 @@
 Φ here is the one the library uses (T-SARO's α'_q, GeoRisk), and the pair kernel has its
 compiled twin (:func:`lgb_risk._lambda_kernel._std_normal_cdf`, the same formula).
 
-Importing ``scipy.stats`` (or ``scipy.special``) costs 0.25-0.6 s of start-up, more than
-``lgb-risk evaluate`` spends on eight TREC runs; these two functions need only ``math``.
+Importing ``scipy.stats`` (or ``scipy.special``) costs more start-up time than ``lgb-risk
+evaluate`` spends on eight TREC runs (``scripts/bench_cli.py``); these functions need only
+``math``.
 Both agree with scipy to 1e-11 relative up to 1,000 degrees of freedom and 1e-9 beyond (the
 log-beta front factor loses digits for large df); ``tests/test_risk.py`` compares them over a
 grid.

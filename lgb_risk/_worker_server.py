@@ -4,10 +4,10 @@ meant to be imported anywhere else.
 
 - OpenMP threads that a worker leaves idle (LightGBM's and numba's runtime) wait asleep, not
   spinning: the workers are single-threaded processes sharing the cores, and a spinning thread
-  takes a core that another worker needs (measured on the demo experiment with two workers:
-  0.35 CPU s per worker, 0.16 asleep). The OpenMP runtime reads ``OMP_WAIT_POLICY`` when it is
+  takes a core that another worker needs (about half of an idle worker's CPU time on the demo
+  experiment; ``scripts/bench_jobs.py``). The OpenMP runtime reads ``OMP_WAIT_POLICY`` when it is
   loaded, with LightGBM, after this module; a value set by the user is kept.
-- numba's compiler is readied (its registries and LLVM: about 0.2 s) by compiling a trivial
+- numba's compiler is readied (its registries and LLVM) by compiling a trivial
   function, instead of at each worker's first kernel. Nothing here starts a thread, so the
   forks are safe.
 """

@@ -559,9 +559,9 @@ def main(argv=None) -> int:
 def console_main() -> None:
     """The ``lgb-risk`` command: :func:`main`, then exit with its status. Objects still alive
     then are left out of Python's last search for reference cycles (``gc.freeze``): over the
-    objects of SciPy's and scikit-learn's modules, that search made the exit of an
-    ``lgb-risk run`` take 0.6-0.8 s instead of 0.15 s. Every file is closed by then, and exit
-    handlers still run."""
+    objects of SciPy's and scikit-learn's modules, that search made up most of the exit time of
+    an ``lgb-risk run`` (``scripts/bench_jobs.py`` times whole runs). Every file is closed by
+    then, and exit handlers still run."""
     status = main()
     gc.freeze()
     sys.exit(status)

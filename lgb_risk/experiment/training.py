@@ -106,10 +106,10 @@ def unit_threads(config: ExperimentConfig):
 
     A unit uses that many threads in LightGBM and in the kernels alike, whatever ``--jobs`` is:
     parallelism across units comes from processes. (Left to numba's default, each worker's
-    kernels start a pool over all cores, and on 2 cores two workers ran 5x slower.) The
-    driver's own training, the baselines, keeps to the same budget: it runs beside the workers,
-    and an idle OpenMP thread spinning between its many small kernel calls took 2 CPU seconds
-    from them.
+    kernels start a pool over all cores, and the workers' pools contend for them.) The driver's
+    own training, the baselines, keeps to the same budget: it runs beside the workers, and an
+    idle OpenMP thread spinning between its many small kernel calls takes their CPU time
+    (``scripts/bench_jobs.py`` measures the runner's parallel speed-up).
     """
     before = numba.get_num_threads()
     numba.set_num_threads(min(numba.config.NUMBA_NUM_THREADS,  # type: ignore[attr-defined]
