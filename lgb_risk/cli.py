@@ -372,6 +372,22 @@ def _add_output_options(parser) -> None:
     parser.add_argument("-o", "--output", help="write to this file instead of standard output")
 
 
+def _add_baseline_options(parser) -> None:
+    """The options of ``evaluate`` and ``risk`` that compare the runs to ``--baseline``."""
+    parser.add_argument("--figure", metavar="DIR",
+                        help="with --baseline: write PNG figures of the runs against it into DIR "
+                        "(per measure: win/loss histogram, TRisk and GeoRisk by alpha, each "
+                        "run's per-topic TR/TJ at the highest alpha; matplotlib, the plot extra)")
+    parser.add_argument("--loss-fraction", type=_fraction, default=0.2,
+                        help="with --baseline: count the topics more than this fraction below "
+                        "the baseline's value, beside wins, losses and ties (default 0.2: "
+                        "loss_gt_20)")
+    parser.add_argument("--correction", choices=list(CORRECTIONS),
+                        help="with --baseline: the TRisk p-values of the runs compared to it, "
+                        "corrected per measure and alpha for their number (bonferroni, holm, or "
+                        "bh: Benjamini-Hochberg), in a column trisk_p_METHOD")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from lgb_risk import __version__
 
@@ -409,17 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--baseline", help="one of the runs (by name or path) or another run file")
     ev.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS),
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
-    ev.add_argument("--figure", metavar="DIR",
-                    help="with --baseline: write PNG figures of the runs against it into DIR "
-                    "(per measure: win/loss histogram, TRisk and GeoRisk by alpha, each run's "
-                    "per-topic TR/TJ at the highest alpha; matplotlib, the plot extra)")
-    ev.add_argument("--loss-fraction", type=_fraction, default=0.2,
-                    help="with --baseline: count the topics more than this fraction below the "
-                    "baseline's value, beside wins, losses and ties (default 0.2: loss_gt_20)")
-    ev.add_argument("--correction", choices=list(CORRECTIONS),
-                    help="with --baseline: the TRisk p-values of the runs compared to it, "
-                    "corrected per measure and alpha for their number (bonferroni, holm, or bh: "
-                    "Benjamini-Hochberg), in a column trisk_p_METHOD")
+    _add_baseline_options(ev)
     ev.add_argument("--per-topic", action="store_true", help="one row per run and topic")
     ev.add_argument("--columns", nargs="+", metavar="COLUMN",
                     help="print only these columns, in this order (e.g. run measure alpha mean "
@@ -450,17 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
     rk.add_argument("--baseline", help="a system of the table")
     rk.add_argument("--measure", help="with evaluate --per-topic output: the measure column")
-    rk.add_argument("--figure", metavar="DIR",
-                    help="with --baseline: write PNG figures of the runs against it into DIR "
-                    "(per measure: win/loss histogram, TRisk and GeoRisk by alpha, each run's "
-                    "per-topic TR/TJ at the highest alpha; matplotlib, the plot extra)")
-    rk.add_argument("--loss-fraction", type=_fraction, default=0.2,
-                    help="with --baseline: count the topics more than this fraction below the "
-                    "baseline's value, beside wins, losses and ties (default 0.2: loss_gt_20)")
-    rk.add_argument("--correction", choices=list(CORRECTIONS),
-                    help="with --baseline: the TRisk p-values of the runs compared to it, "
-                    "corrected per measure and alpha for their number (bonferroni, holm, or bh: "
-                    "Benjamini-Hochberg), in a column trisk_p_METHOD")
+    _add_baseline_options(rk)
     _add_output_options(rk)
     rk.set_defaults(func=_cmd_risk)
 

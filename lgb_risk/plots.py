@@ -124,20 +124,27 @@ def trisk_by_alpha(systems: Mapping[str, PerQuery] | PerQuery, baseline: PerQuer
     >>> [round(float(v), 4) for v in ax.lines[0].get_ydata()]
     [0.8783, -0.2582]
     """
-    ax = _axes(ax, (6, 4))
-    alphas = [float(a) for a in alphas]
-    for name, values in _runs(systems).items():
-        curve = [risk.trisk_against(values, baseline, a)[0] for a in alphas]
-        ax.plot(alphas, curve, marker="o", label=name)
+    ax = _by_alpha(ax, systems, baseline, alphas, risk.trisk_against)
     ax.axhspan(-2, 2, color="grey", alpha=0.15, linewidth=0,
                label="|TRisk| < 2: not significant")
     ax.axhline(0, color="grey", linewidth=0.8)
-    ax.set_xticks(alphas)
-    ax.set_xticklabels([f"{a:g}" for a in alphas])
-    ax.set_xlabel("evaluation α")
     ax.set_ylabel(f"TRisk ({measure}) against {baseline_name}")
     ax.set_title(f"TRisk against {baseline_name} by α ({measure})")
     ax.legend(fontsize=8)
+    return ax
+
+
+def _by_alpha(ax: Any, systems: Any, baseline: PerQuery, alphas: Sequence[float],
+              against: Any) -> Any:
+    """A line per run of ``against(run, baseline, α)`` over the evaluation α."""
+    ax = _axes(ax, (6, 4))
+    alphas = [float(a) for a in alphas]
+    for name, values in _runs(systems).items():
+        ax.plot(alphas, [against(values, baseline, a)[0] for a in alphas], marker="o",
+                label=name)
+    ax.set_xticks(alphas)
+    ax.set_xticklabels([f"{a:g}" for a in alphas])
+    ax.set_xlabel("evaluation α")
     return ax
 
 
@@ -151,14 +158,7 @@ def georisk_by_alpha(systems: Mapping[str, PerQuery] | PerQuery, baseline: PerQu
     >>> [round(float(v), 4) for v in ax.lines[0].get_ydata()]
     [0.5022, 0.4602]
     """
-    ax = _axes(ax, (6, 4))
-    alphas = [float(a) for a in alphas]
-    for name, values in _runs(systems).items():
-        curve = [risk.georisk_against(values, baseline, a)[0] for a in alphas]
-        ax.plot(alphas, curve, marker="o", label=name)
-    ax.set_xticks(alphas)
-    ax.set_xticklabels([f"{a:g}" for a in alphas])
-    ax.set_xlabel("evaluation α")
+    ax = _by_alpha(ax, systems, baseline, alphas, risk.georisk_against)
     ax.set_ylabel(f"GeoRisk ({measure}) against {baseline_name}\n(higher is better)")
     ax.set_title(f"GeoRisk against {baseline_name} by α ({measure})")
     ax.legend(fontsize=8)
