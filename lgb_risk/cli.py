@@ -1,17 +1,17 @@
-"""The ``lgb-risk`` command line.
+"""The lgb-risk command line::
 
-``lgb-risk evaluate QRELS RUN [RUN ...]``  TREC runs against qrels, gdeval.pl conventions, with
-                                          risk measures across the runs.
-``lgb-risk risk SCORES.csv``              risk measures from a per-topic table.
-``lgb-risk run [CONFIG]``                  run (or resume) an experiment: split, baselines,
-                                          learners x alpha x folds, report.
-``lgb-risk split CONFIG`` / ``baselines``  run an experiment's first stages only.
-``lgb-risk active POOL --scores FILE``     estimate a ranker's DCG/ERR on a labelling budget
-                                          (Sawade et al. 2013), or simulate active
-                                          against passive.
-``lgb-risk demo``                         evaluate a small synthetic TREC collection.
+    lgb-risk evaluate QRELS RUN [RUN ...]   TREC runs against qrels, gdeval.pl conventions,
+                                            with risk measures across the runs.
+    lgb-risk risk SCORES.csv                risk measures from a per-topic table.
+    lgb-risk run [CONFIG]                   run (or resume) an experiment: split, baselines,
+                                            learners x alpha x folds, report.
+    lgb-risk split CONFIG / baselines       run an experiment's first stages only.
+    lgb-risk active POOL --scores FILE      estimate a ranker's DCG/ERR on a labelling budget
+                                            (Sawade et al. 2013), or simulate active
+                                            against passive.
+    lgb-risk demo                           evaluate a small synthetic TREC collection.
 
-Run ``lgb-risk COMMAND --help`` for the options.
+Run lgb-risk COMMAND --help for the options.
 """
 
 from __future__ import annotations
@@ -264,6 +264,8 @@ def _cmd_active(args) -> None:
 
     from lgb_risk import active
 
+    if args.figure and not args.simulate:
+        raise ValueError("--figure draws the simulation's errors: it needs --simulate")
     pool, scores, scores2, P, doc_cost = _active_inputs(args)
     options = {"measure": active.target_measure(args.measure, args.k,
                                                 convention=args.convention),
@@ -346,6 +348,8 @@ def _experiment_config(args):
 
 
 def _cmd_run(args, stop_after=None) -> None:
+    if getattr(args, "jobs", 1) > 1 and getattr(args, "scheduler", None) is not None:
+        raise ValueError("--jobs starts a local cluster and --scheduler uses another: give one")
     if getattr(args, "jobs", 1) > 1 and getattr(args, "scheduler", None) is None:
         from lgb_risk._dask import start_worker_server
 
@@ -391,7 +395,7 @@ def _add_baseline_options(parser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     from lgb_risk import __version__
 
-    parser = argparse.ArgumentParser(prog="lgb-risk", description=__doc__,
+    parser = argparse.ArgumentParser(prog="lgb-risk", description=__doc__.replace("::", ":"),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"lgb-risk {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -470,7 +474,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "missing; a configuration that only adds learners or alpha values "
                              "continues the same run.")
         cmd.add_argument("config", nargs="?" if name == "run" else None,
-                         help="TOML configuration (run: default is the built-in demo)")
+                         help="TOML configuration" + (" (default: the built-in demo)"
+                                                      if name == "run" else ""))
         cmd.add_argument("--data", help="data path overriding the configuration's (a folder of "
                          "Fold*/ or a LETOR file)")
         cmd.add_argument("--out", help="output folder (default: runs/NAME)")

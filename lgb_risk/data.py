@@ -734,6 +734,10 @@ def read_per_topic_table(path: str | os.PathLike, *, measure: str | None = None)
         raise ValueError(f"{path}: not a CSV table ({exc})") from None
     columns = [str(c) for c in frame.columns]
     if columns == ["system", "topic", "score"]:
+        if measure is not None:
+            raise ValueError(f"{path}: measure {measure!r} was asked for, but the table has one "
+                             "score per system and topic (system,topic,score), no measure "
+                             "columns")
         score_column = "score"
     elif columns[:2] == ["run", "topic"] and len(columns) > 2:
         measures = columns[2:]

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from lgb_risk._segments import offsets_from_group
-from lgb_risk._validation import check_group
+from lgb_risk._validation import check_group, check_whole_number
 
 if TYPE_CHECKING:
     from lgb_risk._typing import ArrayLike
@@ -464,11 +464,17 @@ def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objecti
             raise ValueError(f"params set {', '.join(clash)}: distributed.train sets {what}")
     if not (isinstance(timeout, (int, float)) and timeout > 0):
         raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+    if n_workers is not None:
+        check_whole_number(n_workers, "n_workers")
     X, y, group = _as_arrays(X, y, group, "training set")
     if valid is not None:
         if not (isinstance(valid, tuple) and len(valid) == 3):
             raise ValueError("valid must be a tuple (X_valid, y_valid, group_valid)")
         valid = _as_arrays(*valid, "validation set")
+        if valid[0].shape[1] != X.shape[1]:
+            raise ValueError(f"the validation set has {valid[0].shape[1]} features and the "
+                             f"training set {X.shape[1]}: early stopping would judge the model "
+                             "on other features")
 
     with ExitStack() as stack:
         if client is None:

@@ -307,6 +307,9 @@ def test_evaluate_on_a_pool_passive_and_active_compare():
      "the oracle has no labels for query id"),
     (lambda: evaluate(uniform_relevance(4, 3), [1.0, 2.0, 3.0, 4.0], [2, 2],
                       lambda q: [0, 3], 5, seed=0), "label 3 for query id .*, document 1"),
+    (lambda: evaluate(uniform_relevance(6, 3), [1.0] * 6, [2, 2, 2], lambda q: [0, 1], 5,
+                      query_ids=[500, 7, 500], seed=0),
+     "query id 500 is given to queries 0 and 2: the oracle is asked by id"),
 ])
 def test_bad_input_is_a_specific_error(call, message):
     with pytest.raises(ValueError, match=message):

@@ -279,3 +279,28 @@ def test_evaluate_corrects_the_trisk_p_values_against_the_baseline(collection):
             others[f"ndcg@20_trisk_p_a{alpha}"].to_numpy(), "holm"), rtol=1e-12)
     code, _, err = run_cli("evaluate", qrels, *runs, "--correction", "bh")
     assert code != 0 and "--correction corrects the TRisk p-values against --baseline" in err
+
+
+def test_options_that_would_be_ignored_are_refused(tmp_path):
+    """An option that cannot apply is refused, naming what it needs, not ignored."""
+    long_table = tmp_path / "scores.csv"
+    long_table.write_text("system,topic,score\na,1,0.5\nb,1,0.4\na,2,0.3\nb,2,0.1\n")
+    code, _, err = run_cli("risk", long_table, "--measure", "ndcg@20")
+    assert code != 0 and "measure 'ndcg@20' was asked for, but the table has one score" in err
+    code, _, err = run_cli("run", "--jobs", 2, "--scheduler", "tcp://127.0.0.1:1")
+    assert code != 0 and "--jobs starts a local cluster and --scheduler uses another" in err
+    code, _, err = run_cli("active", tmp_path / "pool.txt", "--scores", tmp_path / "s.txt",
+                           "--budget", 5, "--figure", tmp_path / "f.png")
+    assert code != 0 and "--figure draws the simulation's errors: it needs --simulate" in err
+
+
+def test_help_texts_are_plain_text():
+    """No reStructuredText markup in what the terminal shows."""
+    for command in ([], ["evaluate"], ["risk"], ["run"], ["split"], ["active"]):
+        parser = cli.build_parser()
+        try:
+            with redirect_stdout(io.StringIO()) as out:
+                parser.parse_args([*command, "--help"])
+        except SystemExit:
+            pass
+        assert "``" not in out.getvalue() and ":func:" not in out.getvalue(), command

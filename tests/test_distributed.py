@@ -215,6 +215,14 @@ def test_bad_arguments_are_refused_before_any_training(client, data):
         distributed.train(PARAMS, X, y[:10], group, client=client)
     with pytest.raises(ValueError, match="n_workers=3 but the cluster has 2"):
         distributed.train(PARAMS, X, y, group, client=client, n_workers=3)
+    for bad in (0, -1, 1.5):
+        with pytest.raises(ValueError, match=f"n_workers must be a whole number >= 1, got "
+                                             f"{bad}"):
+            distributed.train(PARAMS, X, y, group, client=client, n_workers=bad)
+    with pytest.raises(ValueError, match="the validation set has 4 features and the training "
+                                         "set 6"):
+        distributed.train(PARAMS, X, y, group, client=client, valid=(X[:, :4], y, group),
+                          feval=ndcg_feval(10), early_stopping_rounds=3)
 
 
 def test_a_killed_worker_fails_the_call_within_the_timeout(data):

@@ -470,6 +470,12 @@ def evaluate(P: ArrayLike, scores: ArrayLike, group: ArrayLike, oracle: Callable
     ids = np.arange(m) if query_ids is None else np.asarray(query_ids)
     if ids.shape != (m,):
         raise ValueError(f"query_ids must have one id per query ({m}), got shape {ids.shape}")
+    values, first, counts = np.unique(ids, return_index=True, return_counts=True)
+    if np.any(counts > 1):
+        again = int(np.flatnonzero(counts > 1)[0])
+        second = int(np.flatnonzero(ids == values[again])[1])
+        raise ValueError(f"query id {values[again].item()!r} is given to queries {first[again]} "
+                         f"and {second}: the oracle is asked by id, so each query needs its own")
     s2 = None if scores2 is None else np.asarray(scores2, dtype=np.float64)
     measured = target_measure(measure, k, convention=convention, label_gain=label_gain,
                               max_label=max_label, ties=ties).for_grades(probs.shape[1])
