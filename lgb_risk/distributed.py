@@ -471,10 +471,11 @@ def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objecti
         if not (isinstance(valid, tuple) and len(valid) == 3):
             raise ValueError("valid must be a tuple (X_valid, y_valid, group_valid)")
         valid = _as_arrays(*valid, "validation set")
-        if valid[0].shape[1] != X.shape[1]:
-            raise ValueError(f"the validation set has {valid[0].shape[1]} features and the "
-                             f"training set {X.shape[1]}: early stopping would judge the model "
-                             "on other features")
+        n_valid, n_train = np.shape(valid[0])[1], np.shape(X)[1]
+        if n_valid != n_train:
+            raise ValueError(f"the validation set has {n_valid} features and the training set "
+                             f"{n_train}: early stopping would judge the model on other "
+                             "features")
 
     with ExitStack() as stack:
         if client is None:
