@@ -548,21 +548,19 @@ _WIDTH_JUMP = 10
 
 
 def _check_width(p: Path, X, n_features) -> None:
-    """Warn, naming the line, when one stray feature index makes the matrix implausibly wide
-    (LightGBM then allocates for every column)."""
-    import warnings
-
+    """Refuse, naming the line, a matrix that one stray feature index makes implausibly wide
+    (LightGBM would allocate for every column): the caller accepts it by giving n_features."""
     if n_features is not None or X.shape[1] <= 1000:
         return
     used = np.unique(X.indices)
     if used.size > 1 and used[-1] + 1 > _WIDTH_JUMP * (used[-2] + 1):
         row = int(np.searchsorted(X.indptr, np.flatnonzero(X.indices == used[-1])[0],
                                   side="right") - 1)
-        warnings.warn(
+        raise ValueError(
             f"{p}:{_document_line(p, row)}: feature index {int(used[-1]) + 1} is more than "
-            f"{_WIDTH_JUMP} times any other in the file (next: {int(used[-2]) + 1}); the matrix "
-            f"gets {X.shape[1]} columns. Pass n_features to refuse such an index.",
-            stacklevel=3)
+            f"{_WIDTH_JUMP} times any other in the file (next: {int(used[-2]) + 1}): a stray "
+            f"index would give the matrix {X.shape[1]} columns. If the file's features do run "
+            f"that far, pass n_features={X.shape[1]}; to drop the index, fix the line")
 
 
 def load_letor(path: str | os.PathLike, *, n_features: int | None = None) -> LetorData:

@@ -39,13 +39,15 @@ def test_malformed_letor_files_name_the_line(tmp_path, text, message):
         load_letor(_write(tmp_path / "d.txt", text))
 
 
-def test_stray_feature_index_is_refused_or_warned(tmp_path):
+def test_a_stray_feature_index_is_refused_unless_the_width_is_given(tmp_path):
     path = _write(tmp_path / "d.txt", "1 qid:1 1:0.5 2:1\n0 qid:1 1:0.1 50000000:1.0\n")
     with pytest.raises(ValueError, match=r"d.txt:2: feature index 50000000 exceeds n_features=2"):
         load_letor(path, n_features=2)
-    with pytest.warns(UserWarning, match=r"d.txt:2: feature index 50000000 is more than 10 "
-                                         r"times any other in the file \(next: 2\)"):
+    with pytest.raises(ValueError, match=r"d.txt:2: feature index 50000000 is more than 10 "
+                                         r"times any other in the file \(next: 2\).*pass "
+                                         r"n_features=50000000"):
         load_letor(path)
+    assert load_letor(path, n_features=50_000_000).X.shape == (2, 50_000_000)  # asked for
     normal = _write(tmp_path / "ok.txt", "1 qid:1 1:0.5 2000:1\n0 qid:1 1:0.1 1990:1\n")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
