@@ -374,7 +374,12 @@ def test_workers_end_when_the_driver_is_killed_and_ctrl_c_says_how_to_resume(tmp
              and open(f"/proc/{p}/stat").read().split()[2] != "Z"]
     assert alive == [], "workers outlived the driver"
 
-    interrupted = _cli("run", config_path, "--out", tmp_path / "b", "--jobs", "2", cwd=tmp_path)
+    # Units of every round kept (not stopped early after a few), so that the run is still going
+    # when the interrupt arrives, whatever the machine's speed.
+    slow = _config_file(tmp_path, SMALL.replace("rounds = 40\nearly_stopping = 5",
+                                                "rounds = 400\nearly_stopping = 0\n"
+                                                "selection = \"last\""), name="slow.toml")
+    interrupted = _cli("run", slow, "--out", tmp_path / "b", "--jobs", "2", cwd=tmp_path)
     units = tmp_path / "b" / "units"
     deadline = time.time() + 300
     while time.time() < deadline and not (units.exists() and any(units.glob("*.csv"))):
