@@ -229,8 +229,8 @@ def figure(frame, path: Path) -> None:
     for col, task in enumerate(tasks):
         for row, measure in enumerate(MEASURES):
             ax = axes[row, col]
-            plot_errors(ax, table.loc[(task, measure)].reset_index())
-            ax.set_title(f"{task}\n{measure.upper()}@{K}", fontsize=9)
+            plot_errors(ax, table.loc[(task, measure)].reset_index(),
+                        title=f"{task}\n{measure.upper()}@{K}")
     axes[0, 0].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100, metadata={"Software": None})

@@ -277,7 +277,9 @@ def _cmd_active(args) -> None:
         frame = frame[["method", "budget", "truth", "mean_abs_error", "se", "sq_error",
                        "wrong_sign", "draws", "predicted_ratio"]]
         if args.figure:
-            _active_figure(frame, args.figure)
+            what = "difference of two rankers" if scores2 is not None else "one ranker"
+            _active_figure(frame, args.figure, f"{options['measure'].label}, {what}: error of "
+                           f"the estimate by budget ({args.repetitions} repetitions)")
     else:
         starts = offsets_from_group(pool.group)
         index = {str(q): i for i, q in enumerate(pool.query_ids)}
@@ -300,7 +302,7 @@ def _cmd_active(args) -> None:
     write_output(frame, args.format, args.output, decimals=args.decimals)
 
 
-def _active_figure(frame, path) -> None:
+def _active_figure(frame, path, title: str) -> None:
     try:
         from matplotlib.figure import Figure
     except ImportError:
@@ -309,7 +311,7 @@ def _active_figure(frame, path) -> None:
 
     fig = Figure(figsize=(5, 3.6))
     ax = fig.subplots()
-    plot_errors(ax, frame)
+    plot_errors(ax, frame, title=title)
     ax.legend(fontsize=8)
     fig.tight_layout()
     from lgb_risk._io import atomic_write

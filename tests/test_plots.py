@@ -81,3 +81,19 @@ def test_evaluate_writes_the_figures(tmp_path):
     assert all((tmp_path / "figures" / n).read_bytes().startswith(b"\x89PNG") for n in names)
     code, _, err = run_cli("evaluate", qrels, *runs, "--figure", tmp_path / "x")
     assert code != 0 and "--figure draws the runs against --baseline" in err
+
+
+def test_the_active_evaluation_figure_marks_budgets_and_tells_methods_apart():
+    from lgb_risk.active.figures import plot_errors
+
+    frame = pd.DataFrame([(m, b, 1.0 / b, 0.01) for m in ("passive", "active", "active uniD",
+                                                          "active uniC")
+                          for b in (5, 20, 50)],
+                         columns=["method", "budget", "mean_abs_error", "se"])
+    ax = plots._axes(None, (5, 4))
+    plot_errors(ax, frame, title="ERR@10, one ranker")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["5", "20", "50"]
+    styles = {(line.get_marker(), line.get_linestyle()) for line in ax.lines if
+              len(line.get_xdata()) == 3}
+    assert len(styles) == 4  # every method its own marker and line style
+    assert ax.get_title() == "ERR@10, one ranker"
