@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -543,19 +545,64 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The arguments that name input files: read from a pipe (``<(...)``) or standard input (``-``)
+#: too, through :func:`_spooled`.
+_INPUT_FILES = ("qrels", "runs", "scores", "pool", "scores2", "probabilities", "relevance_data",
+                "doc_cost")
+
+
+def _spooled(args, folder: Path) -> dict:
+    """Copy every input that is a pipe, a device or ``-`` (standard input, at most one) into
+    ``folder`` under its own name, so that the readers, which read a file more than once, get
+    a regular file; returns {copy: given} to name the given path in messages."""
+    given: dict = {}
+    for name in _INPUT_FILES:
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        paths = value if isinstance(value, list) else [value]
+        copies = []
+        for path in paths:
+            text = str(path)
+            if text != "-" and (not os.path.exists(text) or os.path.isfile(text)):
+                copies.append(path)
+                continue
+            if text == "-" and "-" in given.values():
+                raise ValueError("standard input (-) can be read once: give it to one input")
+            stem = "stdin" if text == "-" else Path(text).name
+            copy = folder / f"{len(given)}" / stem
+            copy.parent.mkdir()
+            with open(copy, "wb") as out:
+                if text == "-":
+                    shutil.copyfileobj(sys.stdin.buffer, out)
+                else:
+                    with open(text, "rb") as source:
+                        shutil.copyfileobj(source, out)
+            given[str(copy)] = text
+            copies.append(str(copy))
+        setattr(args, name, copies if isinstance(value, list) else copies[0])
+    return given
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        args.func(args)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"lgb-risk {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        again = (" (what is done is kept: run the same command again to resume)"
-                 if args.command in ("run", "split", "baselines") else "")
-        print(f"lgb-risk {args.command}: interrupted{again}", file=sys.stderr)
-        return 130
+    given: dict = {}
+    with tempfile.TemporaryDirectory(prefix="lgb-risk-input-") as folder:
+        try:
+            given = _spooled(args, Path(folder))
+            args.func(args)
+        except (ValueError, FileNotFoundError) as exc:
+            message = str(exc)
+            for copy, path in given.items():
+                message = message.replace(copy, "<standard input>" if path == "-" else path)
+            print(f"lgb-risk {args.command}: error: {message}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            again = (" (what is done is kept: run the same command again to resume)"
+                     if args.command in ("run", "split", "baselines") else "")
+            print(f"lgb-risk {args.command}: interrupted{again}", file=sys.stderr)
+            return 130
     return 0
 
 

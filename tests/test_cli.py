@@ -304,3 +304,27 @@ def test_help_texts_are_plain_text():
         except SystemExit:
             pass
         assert "``" not in out.getvalue() and ":func:" not in out.getvalue(), command
+
+
+def test_inputs_from_a_pipe_and_from_standard_input(collection, tmp_path, monkeypatch):
+    """A run given as a named pipe (what <(...) is) or as '-' (standard input) is read as the
+    file it holds, named as given; a bad line in standard input is named so."""
+    import os
+    import threading
+
+    qrels, runs = collection
+    _, want, _ = run_cli("evaluate", qrels, runs[0], "--format", "csv", "--decimals", 17)
+    fifo = tmp_path / "run1"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(Path(runs[0]).read_bytes()))
+    writer.start()
+    code, got, _ = run_cli("evaluate", qrels, fifo, "--format", "csv", "--decimals", 17)
+    writer.join()
+    assert code == 0 and got == want  # the same name (run1) and the same numbers
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(Path(runs[0]).read_bytes())))
+    code, got, _ = run_cli("evaluate", qrels, "-", "--format", "csv", "--decimals", 17)
+    assert code == 0 and got.splitlines()[1:] == [
+        "stdin" + line.removeprefix("run1") for line in want.splitlines()[1:]]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"1 Q0 a 1 x r\n")))
+    code, _, err = run_cli("evaluate", qrels, "-")
+    assert code != 0 and "<standard input>:1: SCORE must be a finite number, got 'x'" in err
