@@ -391,6 +391,21 @@ def _as_arrays(X, y, group, what):
     return X, y, check_group(group, y.size, f"{what} labels")
 
 
+def _workers_of(client: Any, timeout: float) -> list:
+    """The cluster's workers, sorted by address. Where the client's view of the scheduler holds
+    none (a cluster still starting, workers restarting, or a view being refreshed by another
+    thread's call on the same client), wait up to ``timeout`` seconds for one."""
+    workers = sorted(client.scheduler_info()["workers"])
+    if workers:
+        return workers
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except TimeoutError:
+        raise TimeoutError(f"the Dask cluster at {client.scheduler.address} has no workers "
+                           f"(waited {timeout:g} s)") from None
+    return sorted(client.scheduler_info()["workers"])
+
+
 def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objective: Any = None,
           num_boost_round: int = 100, valid: tuple[Any, ArrayLike, ArrayLike] | None = None,
           feval: Any = None, early_stopping_rounds: int | None = None, client: Any = None,
@@ -486,7 +501,7 @@ def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objecti
                                                      preload=(__name__,)))
         from distributed import MultiLock
 
-        workers = sorted(client.scheduler_info()["workers"])
+        workers = _workers_of(client, timeout)
         if n_workers is not None:
             if n_workers > len(workers):
                 raise ValueError(f"n_workers={n_workers} but the cluster has {len(workers)} "

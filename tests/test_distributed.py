@@ -295,3 +295,17 @@ def test_two_ranks_given_the_same_address_are_refused():
                                            r"tcp://10\.0\.0\.5:1, tcp://10\.0\.0\.5:2\)"):
         distributed._held_machines(SameHostSamePort(), ["tcp://10.0.0.5:1", "tcp://10.0.0.5:2"],
                                    "key")
+
+
+def test_a_cluster_without_workers_is_named_within_the_timeout(data):
+    """A scheduler with no worker: the call waits for one up to the timeout, then says so."""
+    X, y, group, _ = data
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=":0",
+                      silence_logs=logging.ERROR) as cluster:
+        with Client(cluster, set_as_default=False) as empty:
+            start = time.monotonic()
+            with pytest.raises(TimeoutError, match=r"the Dask cluster at .* has no workers "
+                                                   r"\(waited 2 s\)"):
+                distributed.train(PARAMS, X, y, group, num_boost_round=2, client=empty,
+                                  timeout=2)
+            assert time.monotonic() - start < 10
