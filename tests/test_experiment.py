@@ -710,3 +710,25 @@ def test_data_from_the_command_line_replaces_the_configurations_before_validatio
                         name="wide.toml")
     with pytest.raises(ValueError, match="data.n_features"):
         load_config(wide, data="letor_here")
+
+
+def test_the_time_left_leaves_out_what_came_before_the_first_unit(monkeypatch):
+    """The first unit's time (data, baselines, compiling) is not a rate: no estimate until two
+    units have finished, then the rate since the first one, times the units not finished."""
+    import io
+
+    from lgb_risk.experiment import runner
+
+    clock = iter([0.0, 400.0, 410.0, 430.0])  # start, then three lines
+    monkeypatch.setattr(runner.time, "perf_counter", lambda: next(clock))
+    stream = io.StringIO()
+    progress = runner.Progress(total=12, done=0, stream=stream)
+    progress.done = 1
+    progress.line(2, "first finished after 400 s")  # 9 left, 2 running
+    progress.done = 2
+    progress.line(2, "second 10 s later")  # 8 left: 10 units unfinished at 10 s each
+    progress.done = 3
+    progress.line(2, "third 20 s later")  # 15 s a unit since the first, 9 unfinished
+    lines = stream.getvalue().splitlines()
+    assert "to go" not in lines[0]
+    assert "about 01:40 to go" in lines[1] and "about 02:15 to go" in lines[2]

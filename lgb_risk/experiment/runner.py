@@ -110,18 +110,29 @@ def _clock(seconds: float) -> str:
 
 class Progress:
     """One line per event on standard error: units done, running and left, elapsed time and,
-    once units have finished in this run, an estimate of the time left."""
+    once two units have finished in this run, an estimate of the time left.
+
+    The estimate is the rate at which units finished since the first one did, times the units
+    not yet finished: the time before the first unit (loading, the baselines, numba compiling
+    the kernels) is left out, as it does not recur.
+    """
 
     def __init__(self, total: int, done: int, stream=sys.stderr):
         self.total, self.done, self.start, self.stream = total, done, time.perf_counter(), stream
         self.first_done = done
+        self.first_finished_at: float | None = None
 
     def line(self, running: int, message: str) -> None:
-        elapsed = time.perf_counter() - self.start
+        now = time.perf_counter()
+        elapsed = now - self.start
         left = self.total - self.done - running
         finished = self.done - self.first_done
-        estimate = (f", about {_clock(elapsed / finished * (left + running))} to go"
-                    if finished and left + running else "")
+        if finished and self.first_finished_at is None:
+            self.first_finished_at = now
+        estimate = ""
+        if finished >= 2 and left + running and self.first_finished_at is not None:
+            rate = (now - self.first_finished_at) / (finished - 1)
+            estimate = f", about {_clock(rate * (left + running))} to go"
         print(f"[{self.done}/{self.total} done, {running} running, {left} left, "
               f"{_clock(elapsed)}{estimate}] {message}", file=self.stream, flush=True)
 
