@@ -579,13 +579,19 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
                              key=f"lgb_risk-rank-{rank}-{time.time_ns()}")
                for rank, w in enumerate(workers)]
     checked = time.monotonic()
+    echoes_since = None  # when a rank first failed only because another rank had
     try:
         while True:
             time.sleep(0.1)
             errors = [(rank, f.exception()) for rank, f in enumerate(futures)
                       if f.status == "error"]
-            if errors:
-                own = [(r, e) for r, e in errors if not isinstance(e, RankFailed)]
+            own = [(r, e) for r, e in errors if not isinstance(e, RankFailed)]
+            if errors and not own and echoes_since is None:
+                echoes_since = time.monotonic()
+            # A rank's RankFailed echoes another rank's error: wait a little for that one, so
+            # that the call raises the error where it happened.
+            pending = any(f.status == "pending" for f in futures)
+            if own or (errors and (not pending or time.monotonic() - echoes_since > 5.0)):
                 rank, error = (own or errors)[0]
                 error.add_note(f"raised on rank {rank} of {len(workers)} (worker {workers[rank]})")
                 raise error
