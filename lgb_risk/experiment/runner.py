@@ -169,6 +169,19 @@ def _collect_units(futures: dict, slots: int, repeats, progress) -> None:
                              f"{unit}: {message}" for unit, message in failed.items()))
 
 
+def _quiet_when_interrupted(kind, error, trace) -> bool:
+    """On Ctrl-C, silence the logs of Dask's event loop (tornado, asyncio, distributed) before
+    the cluster closes: its callbacks cancelled mid-flight log tracebacks that say nothing to the
+    user, whom the command tells in one line that the run can resume. Never swallows the
+    interrupt."""
+    if kind is not None and issubclass(kind, KeyboardInterrupt):
+        import logging
+
+        for name in ("tornado", "asyncio", "distributed"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    return False
+
+
 def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: int = 1,
                    scheduler: str | None = None, stop_after: str | None = None,
                    stream: TextIO = sys.stderr) -> Path:
@@ -198,6 +211,7 @@ def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: in
         cluster = stack.enter_context(dask_client_in_background(
             jobs, scheduler, needed_for="--jobs > 1 or --scheduler",
             preload=(__name__,))) if on_dask else None
+        stack.push(_quiet_when_interrupted)  # unwinds first: before the cluster closes
         data = load_dataset(config)
         check_before_training(config, data)
         for repeat in repeats:
