@@ -19,6 +19,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from lgb_risk.significance import CORRECTIONS
+
 __all__ = ["latex_table", "BETTER"]
 
 #: The direction in which a column's values are better (columns absent are never bolded:
@@ -33,7 +35,6 @@ _WIDE = re.compile(r"^(?P<measure>.+?)_(?P<field>zrisk_baseline|georisk_baseline
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
             "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
             "^": r"\textasciicircum{}"}
-_CORRECTIONS = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamini-Hochberg"}
 
 
 def _escaped(text: str) -> str:
@@ -129,7 +130,7 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
         legend.append("Bold: the best value of each column" + (" for each measure and $\\alpha$"
                                                                if group_by else "") + ".")
     if daggers:
-        how = (f", {_CORRECTIONS.get(correction, correction)}-corrected over the runs compared "
+        how = (f", {CORRECTIONS.get(correction, correction)}-corrected over the runs compared "
                "to the baseline" if correction else ", uncorrected")
         legend.append(rf"$^\dagger$: TRisk's two-sided $t$-test of the risk-weighted "
                       rf"differences $x_q$ against the baseline, $p < {level:g}${how}.")

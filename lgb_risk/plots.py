@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lgb_risk import measures as registry
 from lgb_risk import risk
 
 if TYPE_CHECKING:
@@ -258,8 +259,10 @@ def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, 
                              f"{', '.join(map(str, table.index))}")
         base = table.loc[baseline]
         others = {str(run): table.loc[run] for run in table.index if run != baseline}
-        label = measure.upper() if "@" not in measure else measure.split("@")[0].upper() + \
-            "@" + measure.split("@")[1]
+        try:
+            label = registry.parse(measure).label  # NDCG@20
+        except ValueError:  # a per-topic table's single score column
+            label = measure
         stem = measure.replace("@", "").replace("(", "_").replace(")", "").replace("=", "")
         save(win_loss_histogram(others, base, measure=label, baseline_name=baseline),
              f"win_loss_{stem}.png")

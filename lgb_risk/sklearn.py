@@ -26,7 +26,7 @@ from sklearn.utils.validation import _num_samples, validate_data
 from lgb_risk import measures as registry
 from lgb_risk import metrics
 from lgb_risk._validation import check_alpha, check_group, check_labels, check_whole_number
-from lgb_risk.baselines import BaselineStore
+from lgb_risk.baselines import BaselineStore, aligned_baselines
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -437,9 +437,9 @@ class RiskRanker(BaseEstimator):
         features = validate_data(self, features, reset=False, **_ARRAYS)
         baseline = self._baseline_of_rows(baseline, features, "score")
         base = self._baseline_ndcg(baseline, labels, sizes, query_ids, k, "score")
-        if isinstance(base, BaselineStore):
-            base.require_measure("ndcg", k)
-            base = base.align(query_ids)
+        base = aligned_baselines(base, sizes.size, query_ids=query_ids, k=k,
+                                 owner="RiskRanker.score", parameter="baseline",
+                                 the_set="the scored rows")
         model = metrics.ndcg(labels, scores, sizes, k)
         return float(RISK_MEASURES[target].against(model[None, :], base.T,
                                                    self.score_alpha)[0])
