@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from lgb_risk._typing import ArrayLike
 
-__all__ = ["BaselineStore", "aligned_baselines"]
+__all__ = ["BaselineStore", "FeatureBaseline", "aligned_baselines"]
 
 _FORMAT_VERSION = 1
 
@@ -273,6 +273,60 @@ class BaselineStore:
         return cls(frame.set_index("query_id"), meta["measure"], meta["k"], meta["metadata"])
 
 
+class FeatureBaseline:
+    """A baseline that ranks each query's documents by feature columns of the training rows.
+
+    For XGBoost, whose ``DMatrix`` keeps its features: ``xgboost_objective`` scores each
+    column's ranking of the DMatrix's queries (NDCG@k of the objective, LightGBM's gains, ties
+    in row order as :meth:`BaselineStore.from_feature`) and uses that as the per-query baseline.
+    Under ``xgboost.dask``, where each worker holds some queries in an order no array given
+    beforehand can follow, it is the way to give a baseline: each worker scores its own rows.
+
+    Parameters
+    ----------
+    columns : int or sequence of int
+        Column positions in X, from 0 (MQ2008's BM25 is LETOR feature 25: column 24). One for
+        ``baseline=``, one or more for ``baselines=``.
+
+    Examples
+    --------
+    >>> FeatureBaseline(24)
+    FeatureBaseline(columns=[24])
+    """
+
+    def __init__(self, columns: int | Sequence[int]):
+        listed: list[Any] = ([columns] if np.ndim(columns) == 0
+                             else list(np.asarray(columns).ravel()))
+        if not listed or any(isinstance(c, bool) or not isinstance(c, (int, np.integer))
+                             or c < 0 for c in listed):
+            raise ValueError(f"columns must be column positions >= 0, got {columns!r}")
+        self.columns = [int(c) for c in listed]
+
+    def __repr__(self) -> str:
+        return f"FeatureBaseline(columns={self.columns})"
+
+    def ndcg(self, X: Any, labels: ArrayLike, group: ArrayLike, *, k: int,
+             label_gain: ArrayLike | None) -> np.ndarray:
+        """NDCG@k per query of ranking by each column: (n_queries, n_columns)."""
+        n_features = X.shape[1]
+        if max(self.columns) >= n_features:
+            raise ValueError(f"FeatureBaseline column {max(self.columns)} does not exist: the "
+                             f"training rows have {n_features} features (columns 0 to "
+                             f"{n_features - 1})")
+        picked = X[:, self.columns]
+        picked = np.asarray(picked.toarray() if hasattr(picked, "toarray") else picked,
+                            dtype=np.float64)
+        bad = np.argwhere(~np.isfinite(picked))
+        if bad.size:
+            row, col = (int(i) for i in bad[0])
+            raise ValueError(f"FeatureBaseline: column {self.columns[col]} is "
+                             f"{picked[row, col]} in training row {row}; a feature baseline "
+                             "ranks by finite values")
+        return np.column_stack([metrics.ndcg(labels, picked[:, j], group, k, ties="stable",
+                                             label_gain=label_gain)
+                                for j in range(len(self.columns))])
+
+
 def aligned_baselines(value: Any, n_queries: int, *, query_ids: ArrayLike | None = None,
                       k: int = 10, several: bool = True, owner: str = "baselines",
                       parameter: str = "baselines", the_set: str = "the set") -> np.ndarray:
@@ -289,6 +343,10 @@ def aligned_baselines(value: Any, n_queries: int, *, query_ids: ArrayLike | None
         raise ValueError(f"{owner} needs {parameter}=: per-query baseline NDCG@{k} of {the_set}'s "
                          "queries (an array in the Dataset's query order, or a BaselineStore with "
                          "query_ids=)")
+    if isinstance(value, FeatureBaseline):
+        raise ValueError(f"{owner}: a FeatureBaseline is scored on the training rows, which only "
+                         "XGBoost's DMatrix keeps (xgboost_objective); for LightGBM give the "
+                         "scores as BaselineStore.from_feature(...) with query_ids=")
     if isinstance(value, BaselineStore):
         if query_ids is None:
             raise ValueError(f"{owner}: a BaselineStore needs query_ids= (the queries' ids, in the "

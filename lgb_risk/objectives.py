@@ -66,7 +66,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from lgb_risk import _lambda_kernel as kernel
-from lgb_risk import metrics, risk
+from lgb_risk import _xgboost, metrics, risk
 from lgb_risk._distributions import normal_cdf
 from lgb_risk._ranking import rank_by_score
 from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
@@ -184,6 +184,7 @@ class LambdaMART:
 
     def __post_init__(self):
         self._setup_cache = None
+        self._xgboost_prepared = None  # this objective as prepared for a DMatrix (XGBoost)
         #: None on one machine; set by :mod:`lgb_risk.distributed` on each rank of a training set
         #: split across machines (which training queries are here, and how to gather the rest).
         self.shard = None
@@ -212,29 +213,24 @@ class LambdaMART:
 
     def xgboost_objective(self, preds: ArrayLike, dtrain: Any) -> tuple[np.ndarray, np.ndarray]:
         """The objective with XGBoost's signature ``(preds, DMatrix) -> (grad, hess)``, for
-        ``xgboost.train(params, dtrain, obj=objective.xgboost_objective)``.
+        ``xgboost.train(params, dtrain, obj=objective.xgboost_objective)`` and
+        ``xgboost.dask.train(client, params, dtrain, obj=objective.xgboost_objective)``.
 
         The queries are the DMatrix's groups (``DMatrix(X, y, qid=...)`` or ``set_group``), in
-        its order, as a baseline array or ``query_ids`` must be. XGBoost weighs a ranking by
-        query (one weight per group), so each query's weight is given to all its documents.
-        The hessians are LambdaMART's, small at the start of training (ρ(1 − ρ) times a
-        ΔNDCG): XGBoost's default ``min_child_weight=1`` then stops trees early, where
-        LightGBM's ``min_sum_hessian_in_leaf`` is 1e-3; pass ``min_child_weight=1e-3`` for the
-        trees LightGBM would grow.
+        its order, as a baseline array or ``query_ids`` must be; a
+        :class:`~lgb_risk.baselines.FeatureBaseline` is scored on the DMatrix's own rows.
+        XGBoost weighs a ranking by query (one weight per group), so each query's weight is
+        given to all its documents. The hessians are LambdaMART's, small at the start of
+        training (ρ(1 − ρ) times a ΔNDCG): XGBoost's default ``min_child_weight=1`` then stops
+        trees early, where LightGBM's ``min_sum_hessian_in_leaf`` is 1e-3; pass
+        ``min_child_weight=1e-3`` for the trees LightGBM would grow.
+
+        Under ``xgboost.dask`` each worker's partitions must hold whole queries (a query split
+        between workers becomes two queries, as for XGBoost's own ``rank:ndcg``); the risk
+        state is taken over all workers' queries, as on one machine, and the baseline must be a
+        ``FeatureBaseline`` (an array cannot follow the workers' share of the queries).
         """
-        pointer = np.asarray(dtrain.get_uint_info("group_ptr"), dtype=np.int64)
-        if pointer.size < 2:
-            raise ValueError(f"{type(self).__name__} needs query groups: build the DMatrix "
-                             "with qid=... (or set_group)")
-        group = np.diff(pointer)
-        weight = dtrain.get_weight()
-        if weight.size == group.size:
-            weight = np.repeat(weight, group)
-        elif weight.size not in (0, pointer[-1]):
-            raise ValueError(f"the DMatrix has {weight.size} weights for {group.size} queries "
-                             f"of {pointer[-1]} documents: give one weight per query")
-        return self.gradients(preds, dtrain.get_label(), group,
-                              weight if weight.size else None)
+        return _xgboost.gradients(self, preds, dtrain)
 
     def lgbm_ranker(self, **params: Any) -> Any:
         """``lightgbm.LGBMRanker`` training with this objective, LightGBM's own metrics off.

@@ -1,0 +1,117 @@
+"""XGBoost's side of the objectives: the queries, weights and feature baselines of a DMatrix,
+and on an ``xgboost.dask`` worker the other workers' queries through XGBoost's collective.
+
+Under ``xgboost.dask`` each worker calls the objective with its own rows. A risk-sensitive
+objective's state (T-FARO's s_x, GeoRisk's column sums) is taken over every training query, as
+on one machine: each worker's per-query NDCG@k and baseline values are all-gathered (an
+all-reduce sum of zero-padded vectors, exact) in rank order, the state is computed over them by
+the same code, and each worker keeps its own queries' part — the scheme of
+:mod:`lgb_risk.distributed`. The state depends on the set of queries, not their order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from lgb_risk.baselines import FeatureBaseline
+
+
+def gradients(objective: Any, preds: Any, dtrain: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``objective``'s gradients on a DMatrix: its groups, per-query weights and baselines."""
+    name = type(objective).__name__
+    pointer = np.asarray(dtrain.get_uint_info("group_ptr"), dtype=np.int64)
+    if pointer.size < 2:
+        raise ValueError(f"{name} needs query groups: build the DMatrix with qid=... (or "
+                         "set_group)")
+    group = np.diff(pointer)
+    weight = dtrain.get_weight()
+    if weight.size == group.size:
+        weight = np.repeat(weight, group)
+    elif weight.size not in (0, pointer[-1]):
+        raise ValueError(f"the DMatrix has {weight.size} weights for {group.size} queries of "
+                         f"{pointer[-1]} documents: give one weight per query")
+    labels = dtrain.get_label()
+    prepared = _prepared(objective, dtrain, labels, group)
+    return prepared.gradients(preds, labels, group, weight if weight.size else None)
+
+
+class _Prepared:
+    """The objective ready for one DMatrix (its feature baselines scored, its shard set)."""
+
+    def __init__(self, dtrain: Any, labels: np.ndarray, group: np.ndarray, objective: Any):
+        self.dtrain_id = id(dtrain)
+        self.labels = labels.copy()
+        self.group = group.copy()
+        self.objective = objective
+
+    def matches(self, dtrain, labels, group) -> bool:
+        return (self.dtrain_id == id(dtrain) and np.array_equal(self.labels, labels)
+                and np.array_equal(self.group, group))
+
+
+def _prepared(objective, dtrain, labels, group):
+    cached = objective._xgboost_prepared
+    if cached is not None and cached.matches(dtrain, labels, group):
+        return cached.objective
+    shard = _CollectiveShard.of_this_worker(group.size)
+    parameter = objective.baseline_parameter
+    given = getattr(objective, parameter) if parameter else None
+    if isinstance(given, FeatureBaseline):
+        objective.validate_params()
+        baseline = given.ndcg(dtrain.get_data(), labels, group, k=int(objective.k),
+                              label_gain=objective.label_gain)
+        if shard is not None:
+            baseline = shard.allgather(baseline)
+        ready = dataclasses.replace(objective, **{parameter: baseline, "query_ids": None})
+    elif shard is not None and given is not None:
+        raise ValueError(
+            f"{type(objective).__name__} under xgboost.dask: each worker holds some of the "
+            f"queries, in an order {parameter}= given as an array or BaselineStore cannot "
+            f"follow; give {parameter}=FeatureBaseline(column) (a feature column of the rows, "
+            "scored on each worker)")
+    else:
+        ready = objective
+    if shard is not None and ready is objective:
+        ready = dataclasses.replace(objective)  # the caller's object keeps no worker's shard
+    ready.shard = shard
+    objective._xgboost_prepared = _Prepared(dtrain, labels, group, ready)
+    return ready
+
+
+class _CollectiveShard:
+    """A worker's queries within all workers' queries, in rank order (``LambdaMART.shard``)."""
+
+    def __init__(self, queries: np.ndarray, n_queries: int):
+        self.queries = queries
+        self.n_queries = n_queries
+
+    @classmethod
+    def of_this_worker(cls, n_local: int) -> _CollectiveShard | None:
+        from xgboost import collective
+
+        if not collective.is_distributed() or collective.get_world_size() < 2:
+            return None
+        counts = np.zeros(collective.get_world_size(), dtype=np.float64)
+        counts[collective.get_rank()] = n_local
+        counts = collective.allreduce(counts, collective.Op.SUM).astype(np.int64)
+        start = int(counts[:collective.get_rank()].sum())
+        return cls(np.arange(start, start + n_local), int(counts.sum()))
+
+    def allgather(self, values: np.ndarray) -> np.ndarray:
+        """Every worker's rows of ``values`` (one per local query), in rank order."""
+        from xgboost import collective
+
+        values = np.asarray(values, dtype=np.float64)
+        whole = np.zeros((self.n_queries,) + values.shape[1:], dtype=np.float64)
+        whole[self.queries] = values
+        return collective.allreduce(whole, collective.Op.SUM).reshape(whole.shape)
+
+    def gather(self, model_ndcg: np.ndarray, initial: bool) -> tuple[np.ndarray, bool]:
+        from xgboost import collective
+
+        every_initial = collective.allreduce(np.array([int(bool(initial))], dtype=np.int32),
+                                             collective.Op.MIN)
+        return self.allgather(model_ndcg), bool(every_initial[0])
