@@ -21,7 +21,7 @@ from typing import Any
 
 from lgb_risk.significance import CORRECTIONS
 
-__all__ = ["latex_table", "BETTER"]
+__all__ = ["latex_table", "escape", "BETTER"]
 
 #: The direction in which a column's values are better (columns absent are never bolded:
 #: counts of topics, p-values, ties). A measure's own column (``ndcg@20``) is higher-better.
@@ -37,7 +37,8 @@ _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": 
             "^": r"\textasciicircum{}"}
 
 
-def _escaped(text: str) -> str:
+def escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped."""
     return "".join(_SPECIAL.get(c, c) for c in str(text))
 
 
@@ -69,7 +70,10 @@ def _number(value: Any) -> float | None:
 
 
 def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level: float = 0.05,
-                caption: str | None = None) -> str:
+                caption: str | None = None, headers: Mapping[str, str] | None = None,
+                better: Mapping[str, str] | None = None,
+                marks: Mapping[str, tuple[Sequence[Any], str]] | None = None,
+                digits: Mapping[str, int] | None = None) -> str:
     """A ``table`` environment with a booktabs ``tabular`` of ``table`` (column name -> values).
 
     Numbers get ``decimals`` digits (counts none); the best value of each column whose
@@ -78,6 +82,12 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     has a ``trisk_p_METHOD`` column) is below ``level`` gets a dagger, explained in the caption
     with the test and the correction. Missing values print as ``--``. The output needs
     ``\\usepackage{booktabs}``.
+
+    ``headers`` prints a column under another name (LaTeX, as given); ``better`` gives a column's direction
+    (``"higher"``/``"lower"``) where its name does not; ``marks`` maps a column to (the
+    p-values of its rows, the test and correction in words): a value whose p-value is below
+    ``level`` gets that column's mark (‡, §, ¶ in turn), which the caption explains;
+    ``digits`` sets a column's number of decimals.
     """
     names = list(table)
     rows = list(zip(*(list(table[name]) for name in names)))
@@ -87,9 +97,10 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     groups: dict = {}
     for r, row in enumerate(rows):
         groups.setdefault(tuple(row[i] for i in group_by), []).append(r)
+    directions = {name: (better or {}).get(name) or _direction(name, measures) for name in names}
     bold: set = set()
     for c, name in enumerate(names):
-        direction = _direction(name, measures)
+        direction = directions[name]
         if direction is None:
             continue
         for members in groups.values():
@@ -99,6 +110,14 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
                 best = (max if direction == "higher" else min)(v for v, _ in values)
                 bold |= {(r, c) for v, r in values if v == best}
     daggers, correction = _significant_trisk(names, rows, level)
+    marked: dict = {}  # (row, column) -> symbol
+    explained = []
+    for symbol, (name, (p_values, meaning)) in zip(_MARKS, (marks or {}).items()):
+        c = names.index(name)
+        significant = [r for r, p in enumerate(p_values)
+                       if _number(p) is not None and float(p) < level]
+        marked.update({(r, c): symbol for r in significant})
+        explained.append(rf"${symbol}$: {meaning}, $p < {level:g}$.")
 
     counts = [_field(name)[0] in ("wins", "losses", "ties", "topics", "missing")
               or _field(name)[0].startswith("loss_gt_") for name in names]
@@ -107,7 +126,9 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
         value = rows[r][c]
         number = _number(value)
         if number is None:
-            text = _escaped(value) if isinstance(value, str) else "--"
+            text = escape(value) if isinstance(value, str) else "--"
+        elif names[c] in (digits or {}):
+            text = f"{number:.{(digits or {})[names[c]]}f}"
         elif counts[c] or isinstance(value, int):
             text = f"{int(number)}"
         else:
@@ -116,17 +137,20 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
             text = rf"\textbf{{{text}}}"
         if (r, c) in daggers:
             text += r"$^\dagger$"
+        if (r, c) in marked:
+            text += f"$^{marked[r, c]}$"
         return text
 
     numeric = [any(_number(row[c]) is not None for row in rows) for c in range(len(names))]
     spec = "".join("r" if is_number else "l" for is_number in numeric)
     lines = [r"\begin{table}", r"\centering", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join(_escaped(name) for name in names) + r" \\", r"\midrule"]
+             " & ".join((headers or {}).get(name) or escape(name) for name in names) + r" \\",
+             r"\midrule"]
     lines += [" & ".join(cell(r, c) for c in range(len(names))) + r" \\"
               for r in range(len(rows))]
     lines += [r"\bottomrule", r"\end{tabular}"]
     legend = [caption] if caption else []
-    if any(_direction(name, measures) for name in names):
+    if any(directions.values()):
         legend.append("Bold: the best value of each column" + (" for each measure and $\\alpha$"
                                                                if group_by else "") + ".")
     if daggers:
@@ -134,10 +158,15 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
                "to the baseline" if correction else ", uncorrected")
         legend.append(rf"$^\dagger$: TRisk's two-sided $t$-test of the risk-weighted "
                       rf"differences $x_q$ against the baseline, $p < {level:g}${how}.")
+    legend += explained
     if legend:
         lines.append(r"\caption{" + " ".join(legend) + "}")
     lines.append(r"\end{table}")
     return "\n".join(lines) + "\n"
+
+
+#: The marks of ``latex_table(marks=...)``, in the order the columns are given.
+_MARKS = (r"\ddagger", r"\S", r"\P", r"\|")
 
 
 def _significant_trisk(names: list, rows: list, level: float) -> tuple[set, str | None]:

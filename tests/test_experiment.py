@@ -143,6 +143,8 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
      "training.selection: 'last' keeps every tree.*set early_stopping = 0"),
     ("[training]\nearly_stopping = -1\n",
      "training.early_stopping: must be a whole number >= 0, got -1"),
+    ("[report]\ncorrection = 'fdr'\n",
+     "report.correction: expected one of bonferroni, holm, bh, got 'fdr'"),
 ])
 def test_bad_configuration_is_refused_before_training(tmp_path, text, message):
     out = tmp_path / "out"
@@ -732,3 +734,76 @@ def test_the_time_left_leaves_out_what_came_before_the_first_unit(monkeypatch):
     lines = stream.getvalue().splitlines()
     assert "to go" not in lines[0]
     assert "about 01:40 to go" in lines[1] and "about 02:15 to go" in lines[2]
+
+
+def _holm_by_hand(p):
+    """Holm's step-down adjustment by a loop over the sorted p-values (NaN: not tested)."""
+    import numpy as np
+
+    out = np.full(len(p), np.nan)
+    tested = [i for i in range(len(p)) if not np.isnan(p[i])]
+    order = sorted(tested, key=lambda i: p[i])
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(order) - rank) * p[i]))
+        out[i] = running
+    return out
+
+
+def test_report_corrects_its_p_values_over_the_learner_alpha_grid(small_run):
+    import numpy as np
+    import pandas as pd
+
+    config, out = small_run
+    assert config.report.correction == "holm"  # the default
+    report = pd.read_csv(out / "report.csv")
+    columns = [c for c in report.columns if c.endswith("_p_vs_lambdamart")] + ["trisk_p"]
+    assert len(columns) >= 5
+    for column in columns:
+        np.testing.assert_allclose(report[f"{column}_holm"], _holm_by_hand(report[column]),
+                                   atol=4e-6)  # report.csv keeps 6 decimals
+    assert np.isnan(report.loc[0, "ndcg_p_vs_lambdamart_holm"])  # LambdaMART against itself
+    text = (out / "report.md").read_text()
+    assert "| p vs LambdaMART | Holm |" in text
+    assert (f"corrected (Holm) for the comparisons of the learner × α grid: the "
+            f"{len(report) - 1} rows compared with plain LambdaMART") in text
+
+
+def test_report_tex_marks_the_corrected_tests_and_compiles(small_run, tmp_path):
+    import shutil
+    import subprocess
+
+    import pandas as pd
+
+    config, out = small_run
+    report = pd.read_csv(out / "report.csv")
+    text = (out / "report.tex").read_text()
+    tables = text.split("\\begin{table}")[1:]
+    assert len(tables) == (2 if "georisk" in report else 1)
+    first = tables[0]
+    header = first.split("\\toprule\n")[1].split(" \\\\")[0].split(" & ")
+    assert header == ["learner", "$\\alpha$", "NDCG@10", "Reward", "Risk", "Wins", "Losses",
+                      "URisk($\\alpha=5$)", "TRisk"]
+    body = first.split("\\midrule\n")[1].split("\\bottomrule")[0].strip().splitlines()
+    rows = [line.removesuffix(" \\\\").split(" & ") for line in body]
+    assert [r[0] for r in rows] == list(report["learner"])
+    for c, (column, p_column, mark) in enumerate(
+            [("ndcg", "ndcg_p_vs_lambdamart_holm", "$^\\ddagger$"),
+             ("bm25_risk", "bm25_risk_p_vs_lambdamart_holm", "$^\\S$"),
+             ("trisk", "trisk_p_holm", "$^\\P$")]):
+        at = header.index({"ndcg": "NDCG@10", "bm25_risk": "Risk", "trisk": "TRisk"}[column])
+        marked = {i for i, r in enumerate(rows) if r[at].endswith(mark)}
+        assert marked == set(report.index[report[p_column] < 0.05]), column
+    best = report["bm25_risk"].min()
+    assert {i for i, r in enumerate(rows) if r[4].startswith("\\textbf")} == set(
+        report.index[report["bm25_risk"] == best])
+    assert "Holm-corrected over the" in first
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed (Debian's texlive-latex-base): structure only")
+    (tmp_path / "report.tex").write_text(text)
+    (tmp_path / "t.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs}\n"
+                                    "\\usepackage[landscape,margin=1cm]{geometry}\n"
+                                    "\\begin{document}\n\\input{report.tex}\n\\end{document}\n")
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]

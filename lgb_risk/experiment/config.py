@@ -59,6 +59,8 @@ validated into one frozen record per table (:class:`ExperimentConfig`)::
     [report]
     alpha = 5                             # α of the risk columns of the report
     learner = "GeoRisk"                   # learner of the per-query TR/TJ figure (highest α)
+    correction = "holm"                   # of the p-values over the learner x α grid: holm,
+                                          # bonferroni or bh (Benjamini-Hochberg)
 
 A wrong or unknown key is refused with its name and the allowed keys or values.
 """
@@ -74,6 +76,7 @@ from pathlib import Path
 
 from lgb_risk._validation import check_number
 from lgb_risk.objectives import OBJECTIVES
+from lgb_risk.significance import CORRECTIONS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -159,10 +162,12 @@ class TrainingConfig:
 
 @dataclasses.dataclass(frozen=True)
 class ReportConfig:
-    """``[report]``: α of the report's risk columns and the learner of the TR/TJ figure."""
+    """``[report]``: α of the report's risk columns, the learner of the TR/TJ figure, and the
+    multiple-comparison correction of its p-values over the learner × α grid."""
 
     alpha: float = 5.0
     learner: str | None = None
+    correction: str = "holm"
 
 
 _TABLES = {"data": DataConfig, "evaluation": EvaluationConfig, "split": SplitConfig,
@@ -312,6 +317,9 @@ def validate(raw: dict) -> ExperimentConfig:
     if report["learner"] is not None and report["learner"] not in learners:
         _fail("report.learner", f"expected one of the configured learners "
                                 f"({', '.join(learners)}), got {report['learner']!r}")
+    if report["correction"] not in CORRECTIONS:
+        _fail("report.correction", f"expected one of {', '.join(CORRECTIONS)}, got "
+                                   f"{report['correction']!r}")
     base["learned"] = tuple(learned)
     return ExperimentConfig(
         name=config["name"], learners=learners, objective=config["objective"],

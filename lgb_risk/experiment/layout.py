@@ -8,7 +8,8 @@
     OUT/baselines/learned.csv            per-query NDCG@k of the learned baselines (+ .meta.json)
     OUT/units/foldF__LEARNER__aALPHA.csv one unit's per-query test NDCG@k and best iteration
     OUT/repeatR/split.json, baselines/, units/   the same for repeat R >= 1 (``[split] repeats``)
-    OUT/report.md, report.csv, *.png     the report (:mod:`lgb_risk.experiment.report`)
+    OUT/report.md, report.csv, report.tex, *.png
+                                         the report (:mod:`lgb_risk.experiment.report`)
     OUT/environment.json                 the versions of Python and the packages it was made with
 
 Every file is written whole or not at all (atomic rename); :meth:`RunFolder.prepare` removes the
@@ -82,6 +83,7 @@ class RunFolder:
         self.units_dir = here / "units"
         self.report_path = self.out / "report.md"
         self.report_csv_path = self.out / "report.csv"
+        self.report_tex_path = self.out / "report.tex"
         self.environment_path = self.out / "environment.json"
 
     def repeats(self, config: ExperimentConfig) -> list[RunFolder]:

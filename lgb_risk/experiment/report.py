@@ -25,6 +25,7 @@ import pandas as pd
 
 from lgb_risk import measures as registry
 from lgb_risk import risk, significance
+from lgb_risk.latex import escape, latex_table
 from lgb_risk._io import atomic_write, atomic_write_text
 from lgb_risk.experiment.layout import RunFolder, all_units
 from lgb_risk.objectives import OBJECTIVES
@@ -222,7 +223,17 @@ def results_table(config: ExperimentConfig, out: str | os.PathLike,
             t_star = risk.trisk_if_defined(m, learned_mean, alpha)
             row["tstar_risk"] = np.nan if t_star is None else t_star.trisk
         rows.append(row)
-    return pd.DataFrame(rows)
+    return _with_corrections(pd.DataFrame(rows), config.report.correction)
+
+
+def _with_corrections(table: pd.DataFrame, method: str) -> pd.DataFrame:
+    """Each p-value column with a ``_METHOD`` companion: corrected over the rows of the learner
+    × α grid that were tested (every row but plain LambdaMART's for the tests against it; every
+    row for TRisk's test against the feature baseline)."""
+    tested = [c for c in table.columns if c.endswith("_p_vs_lambdamart") or c == "trisk_p"]
+    corrected = {f"{c}_{method}": significance.corrected_p_values(table[c].to_numpy(), method)
+                 for c in tested}
+    return table.assign(**corrected)
 
 
 def _fmt(value, digits=4):
@@ -304,28 +315,35 @@ def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
         names = RunFolder(out).read_baselines()[1].names  # type: ignore[union-attr]
         lines[-1] += "; " + "; ".join(f"{n} {v:.4f}" for n, v in zip(names, learned.mean(axis=1)))
     measure_label = registry.parse(f"ndcg@{k}").label
+    method = config.report.correction
+    named = significance.CORRECTIONS[method]
     lines += ["", f"## Against the feature baseline ({base})", "", _markdown(table, {
         "learner": ("learner", 0), "alpha": ("α", 1), "trees": ("trees", 1),
         "ndcg": (measure_label, 4), "ndcg_p_vs_lambdamart": ("p vs LambdaMART", 4),
+        f"ndcg_p_vs_lambdamart_{method}": (named, 4),
         f"{base}_reward": ("Reward", 4), f"{base}_risk": ("Risk", 4),
         f"{base}_risk_p_vs_lambdamart": ("p(Risk) vs LambdaMART", 4),
+        f"{base}_risk_p_vs_lambdamart_{method}": (named, 4),
         f"{base}_reward_risk": ("Reward/Risk", 2), f"{base}_wins": ("Wins", 1),
         f"{base}_losses": ("Losses", 1), f"{base}_wins_losses": ("W/L", 2),
         f"{base}_{large_losses}": (f"Loss>{large_losses_label}", 1),
         "urisk": (f"URisk(α={alpha:g})", 4),
-        "trisk": ("TRisk", 2), "trisk_p": ("p(TRisk)", 4)})]
+        "trisk": ("TRisk", 2), "trisk_p": ("p(TRisk)", 4), f"trisk_p_{method}": (named, 4)})]
     if "georisk" in table:
         lines += ["", "## Against the learned baselines (macro-averaged)", "", _markdown(table, {
             "learner": ("learner", 0), "alpha": ("α", 1), "ndcg": (measure_label, 4),
             "learned_reward": ("Reward", 4), "learned_risk": ("Risk", 4),
             "learned_risk_p_vs_lambdamart": ("p(Risk) vs LambdaMART", 4),
+            f"learned_risk_p_vs_lambdamart_{method}": (named, 4),
             "learned_reward_risk": ("Reward/Risk", 2), "learned_wins": ("Wins", 1),
             "learned_losses": ("Losses", 1), "learned_wins_losses": ("W/L", 2),
             f"learned_{large_losses}": (f"Loss>{large_losses_label}", 1),
             "georisk": (f"GeoRisk(α={alpha:g})", 4),
             "georisk_p_vs_lambdamart": ("p(GeoRisk) vs LambdaMART", 4),
+            f"georisk_p_vs_lambdamart_{method}": (named, 4),
             "tstar_risk": ("T*Risk", 2),
-            "tstar_urisk_p_vs_lambdamart": ("p(x*) vs LambdaMART", 4)})]
+            "tstar_urisk_p_vs_lambdamart": ("p(x*) vs LambdaMART", 4),
+            f"tstar_urisk_p_vs_lambdamart_{method}": (named, 4)})]
     lines += ["", "## What the tests can detect", "", _detectable_table(table, base, len(queries)),
               "", "Smallest true difference from plain LambdaMART that each paired test finds "
               "with probability 0.8 at a two-sided level of 0.05 with these queries (the range "
@@ -354,14 +372,71 @@ def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
               "(each query's two values swapped at random, 4,000 times, seeded). "
               "p(x*) vs LambdaMART: paired t-test of the per-query risk-weighted differences "
               "x_q against the learned baselines' mean, whose mean is T*Risk's numerator. "
-              "No p-value is corrected for the number of comparisons. "
+              f"A column headed {named} holds the p-value to its left corrected ({named}) "
+              f"for the comparisons of the learner × α grid: the {len(table) - 1} rows "
+              f"compared with plain LambdaMART, and all {len(table)} rows for p(TRisk) "
+              "(each tested against the feature baseline). "
               "Wins/Losses count queries above/below the baseline; Loss>20%: queries more than "
               "20% below a baseline with NDCG > 0. Against the learned baselines, Reward to "
               "Loss>20% are means over the baselines; GeoRisk is the model's row within the "
               "matrix of the model and every learned baseline, and T*Risk is TRisk against their "
               "per-query mean.", ""]
     atomic_write_text(folder.report_path, "\n".join(lines))
+    atomic_write_text(folder.report_tex_path, report_latex(config, table, len(queries)))
     return folder.report_path
+
+
+def report_latex(config: ExperimentConfig, table: pd.DataFrame, n_queries: int) -> str:
+    """The report's two tables as LaTeX (booktabs): the best value of each column in bold, and
+    a mark where the corrected test against plain LambdaMART (for TRisk: against the feature
+    baseline) finds p < 0.05, each test and the correction named in the caption. Needs
+    ``\\usepackage{booktabs}``."""
+    k = config.evaluation.k
+    alpha = config.report.alpha
+    base = config.baselines.feature_name
+    shown_base, name = escape(base), escape(config.name)
+    method = config.report.correction
+    corrected = f"{significance.CORRECTIONS[method]}-corrected over the {len(table) - 1} rows"
+    against = f"paired $t$-test against plain LambdaMART over the {n_queries} queries"
+    common = {"learner": ("learner", None), "training_alpha": (r"$\alpha$", None),
+              "ndcg": (f"NDCG@{k}", "higher")}
+    shown = table.assign(training_alpha=[f"{a:g}" for a in table["alpha"]])
+    tables = [(f"Against the feature baseline ({shown_base})", {
+        **common, f"{base}_reward": ("Reward", "higher"), f"{base}_risk": ("Risk", "lower"),
+        f"{base}_wins": ("Wins", "higher"), f"{base}_losses": ("Losses", "lower"),
+        "urisk": (f"URisk($\\alpha={alpha:g}$)", "higher"), "trisk": ("TRisk", "higher")}, {
+        "ndcg": ("ndcg_p_vs_lambdamart", f"NDCG@{k}, {against}, {corrected}"),
+        f"{base}_risk": (f"{base}_risk_p_vs_lambdamart",
+                         f"Risk, the same test of the per-query loss, {corrected}"),
+        "trisk": ("trisk_p", f"TRisk's $t$-test of the risk-weighted differences against "
+                             f"{shown_base}, {significance.CORRECTIONS[method]}-corrected over the "
+                             f"{len(table)} rows")})]
+    if "georisk" in table:
+        tables.append(("Against the learned baselines (means over them; GeoRisk and T*Risk "
+                       "against all of them)", {
+            **common, "learned_reward": ("Reward", "higher"), "learned_risk": ("Risk", "lower"),
+            "learned_wins": ("Wins", "higher"), "learned_losses": ("Losses", "lower"),
+            "georisk": (f"GeoRisk($\\alpha={alpha:g}$)", "higher"),
+            "tstar_risk": ("T*Risk", "higher")}, {
+            "ndcg": ("ndcg_p_vs_lambdamart", f"NDCG@{k}, {against}, {corrected}"),
+            "learned_risk": ("learned_risk_p_vs_lambdamart",
+                             f"Risk, the same test of the per-query loss, {corrected}"),
+            "georisk": ("georisk_p_vs_lambdamart", "GeoRisk, paired randomisation test against "
+                                                   f"plain LambdaMART, {corrected}"),
+            "tstar_risk": ("tstar_urisk_p_vs_lambdamart", "T*Risk, paired $t$-test of the "
+                           f"risk-weighted differences against plain LambdaMART, {corrected}")}))
+    out = [f"% {name}: the tables of report.md, written by lgb-risk run", ""]
+    for title, columns, marks in tables:
+        out.append(latex_table(
+            {c: shown[c].tolist() for c in columns},
+            digits={c: 0 if c.startswith(base) else 1 for c in columns
+                    if c.endswith(("_wins", "_losses"))},
+            headers={c: header for c, (header, _) in columns.items()},
+            better={c: way for c, (_, way) in columns.items() if way},
+            marks={c: (table[f"{p}_{method}"].tolist(), meaning)
+                   for c, (p, meaning) in marks.items()},
+            caption=f"{name}: {title}, NDCG@{k} over {n_queries} queries."))
+    return "\n".join(out)
 
 
 def _detectable_table(table: pd.DataFrame, base: str, n: int) -> str:
