@@ -25,9 +25,9 @@ import pandas as pd
 
 from lgb_risk import measures as registry
 from lgb_risk import risk, significance
-from lgb_risk.latex import escape, latex_table
 from lgb_risk._io import atomic_write, atomic_write_text
 from lgb_risk.experiment.layout import RunFolder, all_units
+from lgb_risk.latex import escape, latex_table
 from lgb_risk.objectives import OBJECTIVES
 from lgb_risk.plots import risk_reward, tr_tj_per_query
 
