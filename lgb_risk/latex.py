@@ -84,9 +84,9 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     ``\\usepackage{booktabs}``.
 
     ``headers`` prints a column under another name (LaTeX, as given); ``better`` gives a
-    column's direction (``"higher"``/``"lower"``) where its name does not; ``marks`` maps a column to (the
-    p-values of its rows, the test and correction in words): a value whose p-value is below
-    ``level`` gets that column's mark (‡, §, ¶ in turn), which the caption explains;
+    column's direction (``"higher"``/``"lower"``) where its name does not; ``marks`` maps a
+    column to (the p-values of its rows, the test and correction in words): a value whose p-value
+    is below ``level`` gets that column's mark (‡, §, ¶ in turn), which the caption explains;
     ``digits`` sets a column's number of decimals.
     """
     names = list(table)
