@@ -29,6 +29,7 @@ import numpy as np
 from lgb_risk import data, trec
 from lgb_risk import measures as registry
 from lgb_risk._io import atomic_write_text
+from lgb_risk._progress import on_terminal
 from lgb_risk._segments import offsets_from_group
 from lgb_risk.conventions import CONVENTIONS, resolve
 from lgb_risk.significance import CORRECTIONS
@@ -274,7 +275,8 @@ def _cmd_active(args) -> None:
                "scores2": scores2, "doc_cost": doc_cost}
     if args.simulate:
         frame = active.simulate(P, scores, pool.group, pool.y, args.budget,
-                                repetitions=args.repetitions, seed=args.seed, **options)
+                                repetitions=args.repetitions, seed=args.seed,
+                                progress=on_terminal(sys.stderr), **options)
         frame["se"] = frame["abs_error_sd"] / np.sqrt(frame["repetitions"])
         frame = frame[["method", "budget", "truth", "mean_abs_error", "se", "sq_error",
                        "wrong_sign", "draws", "predicted_ratio"]]

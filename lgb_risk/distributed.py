@@ -44,12 +44,14 @@ from __future__ import annotations
 import asyncio
 import math
 import socket
+import sys
 import time
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from lgb_risk._progress import Bar, on_terminal
 from lgb_risk._segments import offsets_from_group
 from lgb_risk._validation import check_group, check_whole_number
 
@@ -125,6 +127,7 @@ class _Rendezvous:
         self.rounds: dict = {}
         self.error: str | None = None
         self.heard: dict = {}  # rank -> monotonic time of its last all-gather or finished iteration
+        self.done: dict = {}  # rank -> iterations finished
         self.started = time.monotonic()
 
     def _round(self, number):
@@ -158,6 +161,11 @@ class _Rendezvous:
 
     async def iteration_done(self, rank: int, iterations: int) -> None:
         self.heard[rank] = time.monotonic()
+        self.done[rank] = iterations
+
+    async def iterations(self) -> dict:
+        """Each rank's iterations finished, as last reported."""
+        return dict(self.done)
 
     async def abort(self, message: str) -> None:
         """Fail every waiting and later all-gather with ``message``."""
@@ -409,7 +417,8 @@ def _workers_of(client: Any, timeout: float) -> list:
 def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objective: Any = None,
           num_boost_round: int = 100, valid: tuple[Any, ArrayLike, ArrayLike] | None = None,
           feval: Any = None, early_stopping_rounds: int | None = None, client: Any = None,
-          n_workers: int | None = None, timeout: float = 120.0, timings: list | None = None) -> Any:
+          n_workers: int | None = None, timeout: float = 120.0, timings: list | None = None,
+          progress: bool | None = None) -> Any:
     """Train one LightGBM ranker on several Dask workers with exact risk-sensitive gradients.
 
     Parameters
@@ -451,6 +460,9 @@ def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objecti
         Filled with one dict per rank: ``seconds`` (the whole task), ``iterations``,
         ``seconds_per_iteration`` (after the first), ``gathers``, ``gather_seconds`` (time spent
         in all-gathers), ``best_iteration``, ``best_score``.
+    progress : bool, optional
+        A progress bar of the iterations on standard error, with the slowest rank (the one with
+        the fewest iterations done) and its worker; default: where standard error is a terminal.
 
     Returns
     -------
@@ -516,9 +528,15 @@ def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objecti
             raise TimeoutError(f"the workers stayed busy with another distributed training for "
                                f"{timeout:g} s (LightGBM's network is one per process)")
         try:
-            return _train_on(client, workers, params, shards, np.size(group), valid_shards,
-                             objective, fevals, num_boost_round, early_stopping_rounds, timeout,
-                             timings)
+            bar = (Bar(num_boost_round, sys.stderr, description="iterations")
+                   if (on_terminal(sys.stderr) if progress is None else progress) else None)
+            try:
+                return _train_on(client, workers, params, shards, np.size(group), valid_shards,
+                                 objective, fevals, num_boost_round, early_stopping_rounds,
+                                 timeout, timings, bar)
+            finally:
+                if bar is not None:
+                    bar.close()
         finally:
             lock.release()
 
@@ -551,7 +569,7 @@ def _held_machines(client, workers, key: str) -> str:
 
 
 def _train_on(client, workers, params, shards, n_queries, valid_shards, objective, fevals,
-              num_boost_round, early_stopping_rounds, timeout, timings):
+              num_boost_round, early_stopping_rounds, timeout, timings, bar):
     import lightgbm as lgb
 
     port_key = f"lgb_risk-port-{time.time_ns()}"
@@ -598,6 +616,11 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
             running = [r for r, f in enumerate(futures) if f.status != "finished"]
             if not running:
                 break
+            if bar is not None:
+                done = rendezvous.iterations().result(timeout=timeout)
+                slowest = min(range(len(workers)), key=lambda r: done.get(r, 0))
+                bar.show(done.get(slowest, 0),
+                         f"slowest: rank {slowest} ({workers[slowest]})")
             if time.monotonic() - checked < 1.0:
                 continue
             checked = time.monotonic()
@@ -620,6 +643,8 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
         raise
     results = client.gather(futures)
     client.cancel([actor])
+    if bar is not None:
+        bar.show(results[0]["iterations"], f"every rank done ({len(workers)} ranks)")
     if timings is not None:
         timings[:] = [{k: v for k, v in r.items() if k != "model"} for r in results]
     booster = lgb.Booster(model_str=results[0]["model"])

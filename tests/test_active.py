@@ -5,6 +5,7 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from lgb_risk import metrics
@@ -18,6 +19,7 @@ from lgb_risk.active import (
     query_costs,
     sample_queries,
     sampling_distribution,
+    simulate,
     uniform_relevance,
 )
 from tests import naive
@@ -356,3 +358,14 @@ def test_ordered_logit_calibration_recovers_the_generating_model():
     want_below = 1 / (1 + np.exp(-(cuts[None, :] - beta * pool[:, None])))
     want = np.diff(np.hstack([np.zeros((9, 1)), want_below, np.ones((9, 1))]), axis=1)
     np.testing.assert_allclose(calibrate_scores(scores, grades, pool, 3), want, atol=0.02)
+
+
+def test_simulate_draws_a_progress_bar_and_the_same_numbers(capsys):
+    P, scores, group, labels, _ = _simulation_pool(3)
+    plain = simulate(P, scores, group, labels, [20, 40], repetitions=50, seed=1)
+    assert capsys.readouterr().err == ""
+    shown = simulate(P, scores, group, labels, [20, 40], repetitions=50, seed=1, progress=True)
+    pd.testing.assert_frame_equal(plain, shown)
+    err = capsys.readouterr().err
+    total = 4 * 2 * 50  # methods x budgets x repetitions
+    assert "repetitions:" in err and f"{total}/{total}" in err

@@ -1,6 +1,7 @@
 """Distributed training on a real local Dask cluster of 2 workers (lgb_risk.distributed)."""
 
 import logging
+import re
 import time
 
 import numpy as np
@@ -309,3 +310,13 @@ def test_a_cluster_without_workers_is_named_within_the_timeout(data):
                 distributed.train(PARAMS, X, y, group, num_boost_round=2, client=empty,
                                   timeout=2)
             assert time.monotonic() - start < 10
+
+
+def test_a_progress_bar_shows_the_iterations_and_the_slowest_rank(client, data, capsys):
+    X, y, group, _ = data
+    distributed.train(PARAMS, X, y, group, num_boost_round=150, client=client, progress=True)
+    err = capsys.readouterr().err
+    assert "iterations:" in err and "150/150" in err and "every rank done (2 ranks)" in err
+    assert re.search(r"iterations: .* [0-9]+/150 \[.*slowest: rank [01] \(tcp://", err)
+    distributed.train(PARAMS, X, y, group, num_boost_round=2, client=client, progress=False)
+    assert "iterations:" not in capsys.readouterr().err

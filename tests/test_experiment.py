@@ -806,3 +806,30 @@ def test_report_tex_marks_the_corrected_tests_and_compiles(small_run, tmp_path):
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-2000:]
+
+
+def test_on_a_terminal_the_progress_is_one_bar_redrawn_in_place(monkeypatch):
+    """The same counts and estimate as the lines, on one bar; notes printed above it."""
+    import io
+
+    from lgb_risk.experiment import runner
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("TERM", raising=False)
+    clock = iter([0.0, 1.0, 400.0, 410.0, 430.0])
+    monkeypatch.setattr(runner.time, "perf_counter", lambda: next(clock))
+    stream = Terminal()
+    with runner.Progress(total=12, done=0, stream=stream) as progress:
+        progress.line(0, "12 unit(s) to run with 2 job(s)", note=True)
+        for done, message in ((1, "first"), (2, "second"), (3, "third")):
+            progress.done = done
+            progress.line(2, f"{message} finished")
+    text = stream.getvalue()
+    assert "[3/12 done" not in text  # no line per event
+    assert "\r" in text  # redrawn in place
+    assert "12 unit(s) to run with 2 job(s)\n" in text  # the note, on its own line
+    last = text.rstrip("\n").split("\r")[-1]
+    assert "units:" in last and "3/12" in last and "2 running, 7 left, about 02:15 to go" in last

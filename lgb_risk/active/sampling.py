@@ -32,6 +32,7 @@ References: [AE] (:mod:`lgb_risk.references`).
 
 from __future__ import annotations
 
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from lgb_risk._progress import Bar
 from lgb_risk._segments import offsets_from_group, query_of_document
 from lgb_risk._validation import check_group, check_k
 from lgb_risk.active.moments import (
@@ -331,14 +333,15 @@ def simulate(P: ArrayLike, scores: ArrayLike, group: ArrayLike, labels: ArrayLik
              scores2: ArrayLike | None = None, doc_cost: ArrayLike | None = None,
              methods: Sequence[str] = METHODS, convention: ConventionLike | None = None,
              label_gain: str | ArrayLike | None = None, max_label: int | None = None,
-             ties: str | None = None,
-             seed: int | np.random.Generator | None = None) -> pd.DataFrame:
+             ties: str | None = None, seed: int | np.random.Generator | None = None,
+             progress: bool = False) -> pd.DataFrame:
     """Error of each estimation method per budget on a pool whose labels are known.
 
     The pool value (R_D, or Δ_D with ``scores2``) is computed from ``labels``; each method samples
     ``repetitions`` times per budget (repeated queries free) and estimates with Eq. 6. Methods:
     "passive" (uniform), "active" (q* under P), "active uniD" (q* under a uniform relevance
     model), "active uniC" (q* with costs left out). ``max_label`` defaults to G − 1 of P.
+    ``progress=True`` draws a progress bar of the repetitions on standard error.
 
     Returns
     -------
@@ -380,23 +383,31 @@ def simulate(P: ArrayLike, scores: ArrayLike, group: ArrayLike, labels: ArrayLik
                                              scores2=s2)[0]}
     predicted = predicted_mse_ratio(v, cost)
     rng = np.random.default_rng(seed)
-    rows = []
-    for method in methods:
-        q = distributions[method]
-        weight_of = 1.0 / (q.size * q)
-        for budget in budgets:
-            errors, draws_made = np.empty(repetitions), np.empty(repetitions)
-            for r in range(repetitions):
-                draws, _, _ = sample_queries(q, cost, budget, rng)
-                errors[r] = estimate(truth_per_query[draws], weight_of[draws])[0] - truth
-                draws_made[r] = draws.size
-            rows.append({"method": method, "budget": budget, "truth": truth,
-                         "mean_abs_error": np.abs(errors).mean(),
-                         "abs_error_sd": np.abs(errors).std(ddof=1),
-                         "sq_error": np.square(errors).mean(),
-                         "wrong_sign": np.mean(np.sign(errors + truth) != np.sign(truth)),
-                         "draws": draws_made.mean(), "predicted_ratio": predicted,
-                         "repetitions": repetitions})
+    rows: list[dict] = []
+    bar = (Bar(len(methods) * len(budgets) * repetitions, sys.stderr, description="repetitions")
+           if progress else None)
+    try:
+        for method in methods:
+            q = distributions[method]
+            weight_of = 1.0 / (q.size * q)
+            for budget in budgets:
+                errors, draws_made = np.empty(repetitions), np.empty(repetitions)
+                for r in range(repetitions):
+                    draws, _, _ = sample_queries(q, cost, budget, rng)
+                    errors[r] = estimate(truth_per_query[draws], weight_of[draws])[0] - truth
+                    draws_made[r] = draws.size
+                    if bar is not None:
+                        bar.show(len(rows) * repetitions + r + 1, f"{method}, budget {budget:g}")
+                rows.append({"method": method, "budget": budget, "truth": truth,
+                             "mean_abs_error": np.abs(errors).mean(),
+                             "abs_error_sd": np.abs(errors).std(ddof=1),
+                             "sq_error": np.square(errors).mean(),
+                             "wrong_sign": np.mean(np.sign(errors + truth) != np.sign(truth)),
+                             "draws": draws_made.mean(), "predicted_ratio": predicted,
+                             "repetitions": repetitions})
+    finally:
+        if bar is not None:
+            bar.close()
     return pd.DataFrame(rows)
 
 

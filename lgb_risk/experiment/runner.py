@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from lgb_risk._dask import dask_client_in_background, require_dask
+from lgb_risk._progress import Bar, on_terminal
 from lgb_risk.experiment.config import ExperimentConfig
 from lgb_risk.experiment.layout import RunFolder, Unit, all_units
 from lgb_risk.experiment.protocol import Subsets, load_dataset, make_split
@@ -109,20 +110,31 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    """One line per event on standard error: units done, running and left, elapsed time and,
-    once two units have finished in this run, an estimate of the time left.
+    """Units done, running and left, elapsed time and, once two units have finished in this
+    run, an estimate of the time left: a bar redrawn in place where ``stream`` is a terminal
+    (``bar=None``), one line per event otherwise.
 
     The estimate is the rate at which units finished since the first one did, times the units
     not yet finished: the time before the first unit (loading, the baselines, numba compiling
-    the kernels) is left out, as it does not recur.
+    the kernels) is left out, as it does not recur. On the bar, notes (a unit that failed, what
+    the run is about to do) are printed above it; a unit started or finished only redraws it.
     """
 
-    def __init__(self, total: int, done: int, stream=sys.stderr):
+    def __init__(self, total: int, done: int, stream=sys.stderr, bar: bool | None = None):
         self.total, self.done, self.start, self.stream = total, done, time.perf_counter(), stream
         self.first_done = done
         self.first_finished_at: float | None = None
+        self._bar = (Bar(total, stream, description="units", done=done)
+                     if (on_terminal(stream) if bar is None else bar) else None)
 
-    def line(self, running: int, message: str) -> None:
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+    def line(self, running: int, message: str, *, note: bool = False) -> None:
         now = time.perf_counter()
         elapsed = now - self.start
         left = self.total - self.done - running
@@ -133,8 +145,14 @@ class Progress:
         if finished >= 2 and left + running and self.first_finished_at is not None:
             rate = (now - self.first_finished_at) / (finished - 1)
             estimate = f", about {_clock(rate * (left + running))} to go"
-        print(f"[{self.done}/{self.total} done, {running} running, {left} left, "
-              f"{_clock(elapsed)}{estimate}] {message}", file=self.stream, flush=True)
+        if self._bar is None:
+            print(f"[{self.done}/{self.total} done, {running} running, {left} left, "
+                  f"{_clock(elapsed)}{estimate}] {message}", file=self.stream, flush=True)
+            return
+        if note:
+            self._bar.write(message)
+        self._bar.show(self.done, f"{running} running, {left} left{estimate}"
+                       + ("" if note else f" | {message}"))
 
 
 def _submit_units(client, units, config: ExperimentConfig, out: Path, priority: int = 0) -> dict:
@@ -157,7 +175,7 @@ def _collect_units(futures: dict, slots: int, repeats, progress) -> None:
         pending -= 1
         if future.status == "error":
             failed[unit] = f"{type(future.exception()).__name__}: {future.exception()}"
-            progress.line(min(slots, pending), f"{unit} FAILED: {failed[unit]}")
+            progress.line(min(slots, pending), f"{unit} FAILED: {failed[unit]}", note=True)
             continue
         frame, seconds = future.result()
         repeats[unit.repeat].write_unit(unit, frame)
@@ -244,9 +262,9 @@ def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: in
             train_learned_baselines()
             return folder.baselines_dir
 
-        progress = Progress(len(units), len(units) - len(todo), stream)
+        progress = stack.enter_context(Progress(len(units), len(units) - len(todo), stream))
         where = f"the Dask cluster at {scheduler}" if scheduler else f"{jobs} job(s)"
-        progress.line(0, f"{len(todo)} unit(s) to run with {where}")
+        progress.line(0, f"{len(todo)} unit(s) to run with {where}", note=True)
         if cluster is not None:
             # The units that do not take the learned baselines are submitted as soon as the
             # cluster is up, while this process trains those; then the others, ahead of those
