@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.forkserver
+import socket
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
+from urllib.parse import urlsplit
 
 
 def start_worker_server(preload: tuple[str, ...] = ()) -> bool:
@@ -31,6 +34,20 @@ def start_worker_server(preload: tuple[str, ...] = ()) -> bool:
     return True
 
 
+def silence_dask_logs() -> None:
+    """Set Dask's loggers (``distributed`` and each of its own, which Dask's configuration sets
+    one by one on import; tornado's and asyncio's, through which its event loop reports) past
+    CRITICAL: for a command that says what went wrong in one line of its own."""
+    import logging
+
+    import distributed  # noqa: F401  (its import configures the levels set here)
+
+    names = [name for name in list(logging.root.manager.loggerDict)
+             if name.split(".")[0] in ("distributed", "tornado", "asyncio")]
+    for name in ("distributed", "tornado", "asyncio", *names):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
 def require_dask(needed_for: str) -> None:
     """Raise an ImportError naming the ``dask`` extra when Dask's ``distributed`` is missing;
     ``needed_for`` says what needs it."""
@@ -39,6 +56,43 @@ def require_dask(needed_for: str) -> None:
     except ImportError:
         raise ImportError(f"{needed_for} runs on Dask, an optional extra: "
                           "pip install 'lgb_risk[dask]'") from None
+
+
+def check_scheduler(address: str, *, timeout: float = 10.0,
+                    wait_for_workers: float = 0.0) -> None:
+    """Raise ValueError, naming ``address`` and the time waited, unless a Dask scheduler
+    answers there within ``timeout`` seconds and its cluster has a worker (waiting for one up to
+    ``wait_for_workers`` seconds). Called before any work, so that a wrong address costs
+    nothing."""
+    from distributed import Client
+
+    start = time.monotonic()
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    if parts.scheme == "tcp" and parts.hostname and parts.port:
+        try:  # the quick answer: nothing listens there
+            socket.create_connection((parts.hostname, parts.port), timeout=timeout).close()
+        except OSError as error:
+            raise ValueError(f"no Dask scheduler answers at {address} ({error.strerror or error}"
+                             f", after {time.monotonic() - start:.0f} s): start one there "
+                             "(dask scheduler) or correct the address") from None
+    try:
+        client = Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as error:
+        raise ValueError(f"no Dask scheduler answers at {address} (waited "
+                         f"{time.monotonic() - start:.0f} s: {error}); start one there (dask "
+                         "scheduler) or correct the address") from None
+    with client:
+        if client.scheduler_info()["workers"]:
+            return
+        if wait_for_workers <= 0:
+            raise ValueError(f"the Dask cluster at {address} has no workers: start some there "
+                             f"(dask worker {address}), or wait for them with "
+                             "--wait-for-workers SECONDS")
+        try:
+            client.wait_for_workers(1, timeout=wait_for_workers)
+        except TimeoutError:
+            raise ValueError(f"the Dask cluster at {address} still has no workers after "
+                             f"waiting {wait_for_workers:g} s") from None
 
 
 @contextmanager

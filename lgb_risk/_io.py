@@ -17,26 +17,45 @@ TEMPORARY = ".lgb_risk.tmp"
 def atomic_write(target, write) -> None:
     """Call ``write(tmp_path)`` on a temporary file beside ``target``, then rename it over.
 
-    On any error the temporary file is removed and ``target`` is left as it was.
+    On any error the temporary file is removed and ``target`` is left as it was. A ``target``
+    that is a symbolic link is written through (the file it points to is replaced, the link
+    kept). An operating-system error (a full disk, a read-only folder) is raised as an OSError
+    whose message names ``target``, not the temporary file, and says that nothing was written.
     """
-    target = Path(target)
+    given = Path(target)
+    target = Path(os.path.realpath(given)) if given.is_symlink() else given
     if not target.parent.is_dir():
+        link = f" (the symbolic link {given} points there)" if target != given else ""
         raise FileNotFoundError(f"cannot write {target}: the folder {target.parent} does not "
-                                "exist")
+                                f"exist{link}")
     if target.is_dir():
         raise ValueError(f"cannot write {target}: it is a folder")
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=TEMPORARY)
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; results are ordinary files
+    existed = target.exists()
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                   suffix=TEMPORARY)
+        os.close(fd)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; results are ordinary files
         write(tmp)
         os.replace(tmp, target)
+    except OSError as error:
+        _remove(tmp)
+        if error.errno is None:
+            raise
+        kept = "; the file there is kept as it was" if existed else ""
+        raise OSError(error.errno, f"cannot write {target}: {os.strerror(error.errno)} (nothing "
+                                   f"was written{kept})") from None
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _remove(tmp)
         raise
+
+
+def _remove(tmp) -> None:
+    if tmp is not None and os.path.exists(tmp):
+        os.unlink(tmp)
 
 
 def atomic_write_text(target, text: str) -> None:

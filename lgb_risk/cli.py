@@ -68,6 +68,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not np.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds >= 0, got {text!r}")
+    return value
+
+
 def _cell(value, decimals: int, missing: str) -> str:
     """One printed cell: floats with ``decimals`` digits, NaN and None as ``missing``."""
     if value is None:
@@ -356,6 +366,19 @@ def _experiment_config(args):
 def _cmd_run(args, stop_after=None) -> None:
     if getattr(args, "jobs", 1) > 1 and getattr(args, "scheduler", None) is not None:
         raise ValueError("--jobs starts a local cluster and --scheduler uses another: give one")
+    if getattr(args, "wait_for_workers", 0.0) and getattr(args, "scheduler", None) is None:
+        raise ValueError("--wait-for-workers waits for the workers of --scheduler's cluster: "
+                         "give --scheduler")
+    if getattr(args, "jobs", 1) > 1 or getattr(args, "scheduler", None) is not None:
+        from lgb_risk._dask import require_dask, silence_dask_logs
+
+        # Dask's client logs a lost scheduler or worker with tracebacks; the command says it in
+        # one line (and each failed unit in one line as it happens).
+        try:
+            require_dask(needed_for="--jobs > 1 or --scheduler")
+        except ImportError as error:
+            raise ValueError(str(error)) from None
+        silence_dask_logs()
     if getattr(args, "jobs", 1) > 1 and getattr(args, "scheduler", None) is None:
         from lgb_risk._dask import start_worker_server
 
@@ -366,7 +389,8 @@ def _cmd_run(args, stop_after=None) -> None:
     config = _experiment_config(args)
     out = Path(args.out) if args.out else Path("runs") / config.name
     result = run_experiment(config, out, jobs=getattr(args, "jobs", 1),
-                            scheduler=getattr(args, "scheduler", None), stop_after=stop_after)
+                            scheduler=getattr(args, "scheduler", None), stop_after=stop_after,
+                            wait_for_workers=getattr(args, "wait_for_workers", 0.0))
     print(f"wrote {result}")
     if stop_after is None:
         print(result.read_text())
@@ -404,6 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lgb-risk", description=__doc__.replace("::", ":"),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"lgb-risk {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an unexpected error, show Python's traceback (also with the "
+                        f"environment variable {DEBUG_VARIABLE}=1) instead of one line")
     sub = parser.add_subparsers(dest="command", required=True)
 
     ev = sub.add_parser(
@@ -495,6 +522,11 @@ def build_parser() -> argparse.ArgumentParser:
                              help="train the units on the Dask cluster at this scheduler "
                              "address (e.g. tcp://10.0.0.5:8786); each worker loads the data "
                              "once, this process writes every unit's file as it arrives")
+            cmd.add_argument("--wait-for-workers", type=_non_negative_float, default=0.0,
+                             metavar="SECONDS",
+                             help="with --scheduler: wait up to this long for the cluster's "
+                             "first worker (default 0: a cluster without workers is refused "
+                             "before anything is written)")
         cmd.set_defaults(func=lambda args, stage=stage: _cmd_run(args, stage))
 
     ac = sub.add_parser(
@@ -586,26 +618,68 @@ def _spooled(args, folder: Path) -> dict:
     return given
 
 
+#: Set to 1 to see the traceback of an unexpected error (as ``--debug``).
+DEBUG_VARIABLE = "LGB_RISK_DEBUG"
+
+
 def main(argv=None) -> int:
+    """Run the command; return its exit status. Every failure ends in one message on standard
+    error: 2 for bad input (a file, an option, a configuration), 1 for anything else (a full
+    disk, a lost cluster, an unexpected error, whose traceback ``--debug`` shows), 130 for
+    Ctrl-C."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    debug = args.debug or os.environ.get(DEBUG_VARIABLE, "") not in ("", "0")
     given: dict = {}
+    resumable = args.command in ("run", "split", "baselines")
+    again = " (what is done is kept: run the same command again to resume)" if resumable else ""
+
+    def say(message: str) -> None:
+        for copy, path in given.items():
+            message = message.replace(copy, "<standard input>" if path == "-" else path)
+        print(f"lgb-risk {args.command}: {message}", file=sys.stderr)
+
     with tempfile.TemporaryDirectory(prefix="lgb-risk-input-") as folder:
         try:
             given = _spooled(args, Path(folder))
             args.func(args)
         except (ValueError, FileNotFoundError) as exc:
-            message = str(exc)
-            for copy, path in given.items():
-                message = message.replace(copy, "<standard input>" if path == "-" else path)
-            print(f"lgb-risk {args.command}: error: {message}", file=sys.stderr)
+            if debug:
+                raise
+            say(f"error: {exc}")
             return 2
         except KeyboardInterrupt:
-            again = (" (what is done is kept: run the same command again to resume)"
-                     if args.command in ("run", "split", "baselines") else "")
-            print(f"lgb-risk {args.command}: interrupted{again}", file=sys.stderr)
+            say(f"interrupted{again}")
             return 130
+        except OSError as exc:  # the disk, the network: nothing the command line did wrong
+            if debug:
+                raise
+            say(f"error: {_unexpected(exc) if _from_dask(exc) else _os_error(exc)}{again}")
+            return 1
+        except Exception as exc:
+            if debug:
+                raise
+            say(f"error: {_unexpected(exc)}{again} (--debug shows the traceback)")
+            return 1
     return 0
+
+
+def _from_dask(exc: BaseException) -> bool:
+    return type(exc).__module__.startswith(("distributed", "tornado")) or type(
+        exc).__name__ in ("FutureCancelledError", "CancelledError")
+
+
+def _os_error(exc: OSError) -> str:
+    """An OSError as one line: this library's (a sentence naming the file) as it is."""
+    return exc.strerror if exc.filename is None and exc.strerror else str(exc)
+
+
+def _unexpected(exc: BaseException) -> str:
+    """One line for an error no check of ours foresaw (a lost Dask scheduler among them)."""
+    kind = type(exc).__name__
+    text = str(exc).strip().splitlines()
+    said = f"{kind}: {text[0]}" if text else kind
+    return f"the Dask cluster was lost ({said})" if _from_dask(exc) else said
 
 
 def console_main() -> None:

@@ -143,6 +143,7 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
      "training.selection: 'last' keeps every tree.*set early_stopping = 0"),
     ("[training]\nearly_stopping = -1\n",
      "training.early_stopping: must be a whole number >= 0, got -1"),
+    ("[split]\nrepeats = 100000\n", "split.repeats: at most 1000 .* got 100000"),
     ("[report]\ncorrection = 'fdr'\n",
      "report.correction: expected one of bonferroni, holm, bh, got 'fdr'"),
 ])

@@ -205,6 +205,10 @@ class ExperimentConfig:
 DEFAULTS = ExperimentConfig().to_dict()
 
 
+#: The most repeats of the protocol a configuration may ask for.
+MAX_REPEATS = 1000
+
+
 def _fail(where: str, message: str):
     raise ValueError(f"configuration: {where}: {message}")
 
@@ -259,6 +263,10 @@ def validate(raw: dict) -> ExperimentConfig:
     _number(split["heldout"], "split.heldout", minimum=0, maximum=0.9, above=True)
     _number(split["folds"], "split.folds", minimum=3, integer=True)
     _number(split["repeats"], "split.repeats", minimum=1, integer=True)
+    if split["repeats"] > MAX_REPEATS:
+        _fail("split.repeats", f"at most {MAX_REPEATS} (each repeat trains every learner and α "
+                               f"on every fold, and has a folder of its own), got "
+                               f"{split['repeats']}")
 
     base = config["baselines"]
     _number(base["feature"], "baselines.feature", minimum=1, integer=True)

@@ -20,6 +20,7 @@ is missing.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -98,6 +99,9 @@ class RunFolder:
         """
         if self.out.exists() and not self.out.is_dir():
             raise ValueError(f"--out {self.out} is a file; an experiment writes a folder")
+        if self.out.is_symlink() and not self.out.exists():
+            raise ValueError(f"--out {self.out} is a symbolic link to {os.readlink(self.out)}, "
+                             "which does not exist: create that folder or choose another --out")
         if (self.repeat == 0 and self.out.is_dir() and any(self.out.iterdir())
                 and not self.config_path.exists()):
             raise ValueError(f"--out {self.out} is a folder with other files and no run in it "

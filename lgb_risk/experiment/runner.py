@@ -40,7 +40,12 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from lgb_risk._dask import dask_client_in_background, require_dask
+from lgb_risk._dask import (
+    check_scheduler,
+    dask_client_in_background,
+    require_dask,
+    silence_dask_logs,
+)
 from lgb_risk._progress import Bar, on_terminal
 from lgb_risk.experiment.config import ExperimentConfig
 from lgb_risk.experiment.layout import RunFolder, Unit, all_units
@@ -157,8 +162,10 @@ class Progress:
 
 def _submit_units(client, units, config: ExperimentConfig, out: Path, priority: int = 0) -> dict:
     """Submit the units to the cluster (Dask runs higher ``priority`` first); returns
-    {future: unit}."""
-    return {client.submit(unit_task, unit, config, str(out), pure=False, priority=priority,
+    {future: unit}. The workers get ``out`` as an absolute path: theirs is another working
+    folder."""
+    return {client.submit(unit_task, unit, config, str(Path(out).absolute()), pure=False,
+                          priority=priority,
                           key=f"unit-{unit.repeat}-{unit.filename}"): unit for unit in units}
 
 
@@ -193,21 +200,19 @@ def _quiet_when_interrupted(kind, error, trace) -> bool:
     user, whom the command tells in one line that the run can resume. Never swallows the
     interrupt."""
     if kind is not None and issubclass(kind, KeyboardInterrupt):
-        import logging
-
-        for name in ("tornado", "asyncio", "distributed"):
-            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        silence_dask_logs()
     return False
 
 
 def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: int = 1,
                    scheduler: str | None = None, stop_after: str | None = None,
-                   stream: TextIO = sys.stderr) -> Path:
+                   stream: TextIO = sys.stderr, wait_for_workers: float = 0.0) -> Path:
     """Run (or resume) the configured experiment into ``out``; returns the report's path.
 
     Units run in this process (``jobs=1``), on a local Dask cluster of ``jobs`` worker
-    processes, or on the Dask cluster at ``scheduler``. ``stop_after="split"`` or
-    ``"baselines"`` stops after that stage.
+    processes, or on the Dask cluster at ``scheduler``, which must answer and have a worker
+    (waited for up to ``wait_for_workers`` seconds) before anything is written.
+    ``stop_after="split"`` or ``"baselines"`` stops after that stage.
     """
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
@@ -221,6 +226,8 @@ def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: in
             require_dask(needed_for="--jobs > 1 or --scheduler")
         except ImportError as error:
             raise ValueError(str(error)) from None
+        if scheduler is not None:
+            check_scheduler(scheduler, wait_for_workers=wait_for_workers)
     with ExitStack() as stack:
         # The cluster starts in a thread while this process loads the data and writes the split
         # and the feature baseline, which the workers read (a local cluster's workers are
