@@ -95,6 +95,43 @@ def check_scheduler(address: str, *, timeout: float = 10.0,
                              f"waiting {wait_for_workers:g} s") from None
 
 
+def unguarded_main_line() -> int | None:
+    """The line of the running script's module-level code that led here, where that code is not
+    under ``if __name__ == "__main__":``; None otherwise (a guarded call, a function of an
+    imported module, an interactive session, a worker process). A local cluster's worker
+    processes import the script again, which would then start a cluster of its own."""
+    import ast
+    import sys
+
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if not path or getattr(main, "__name__", None) != "__main__":
+        return None
+    frame = sys._getframe()
+    while frame is not None and not (frame.f_code.co_filename == path
+                                     and frame.f_code.co_name == "<module>"):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    line = frame.f_lineno
+    try:
+        with open(path, encoding="utf-8") as source:
+            tree = ast.parse(source.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+    def is_main_test(test) -> bool:
+        return (isinstance(test, ast.Compare) and len(test.ops) == 1
+                and isinstance(test.ops[0], ast.Eq)
+                and {ast.unparse(test.left), ast.unparse(test.comparators[0])}
+                == {"__name__", "'__main__'"})
+
+    guarded = any(isinstance(node, ast.If) and is_main_test(node.test)
+                  and node.lineno <= line <= (node.end_lineno or node.lineno)
+                  for node in ast.walk(tree))
+    return None if guarded else line
+
+
 @contextmanager
 def dask_client(n_workers: int, scheduler: str | None = None, *, needed_for: str,
                 preload: tuple[str, ...] = ()):
@@ -104,6 +141,14 @@ def dask_client(n_workers: int, scheduler: str | None = None, *, needed_for: str
     :func:`start_worker_server`). ``needed_for`` says what needs Dask, for the error without
     the extra."""
     require_dask(needed_for)
+    line = None if scheduler is not None else unguarded_main_line()
+    if line is not None:
+        import sys
+
+        raise RuntimeError(
+            f"{sys.modules['__main__'].__file__}, line {line}: {needed_for} starts worker "
+            "processes, which import this script again; put the script's work under "
+            "'if __name__ == \"__main__\":' (or pass a Dask client)")
     import logging
 
     import dask

@@ -308,6 +308,12 @@ def _rank_task(job: _RankJob, rank: int, shard: _Shard, valid: _Shard | None):
         numba.set_num_threads(min(numba.config.NUMBA_NUM_THREADS,  # type: ignore[attr-defined]
                                   threads))
         rank_params = {**job.params, "num_threads": threads, "metric": "None"}
+        if not {"verbose", "verbosity"} & set(job.params):
+            rank_params["verbosity"] = -1  # each rank's network set-up is not the user's news
+        # LightGBM's log level is global and set by parsing parameters, which its network
+        # set-up (and its messages) precedes: a one-row Dataset sets it first.
+        verbosity = rank_params.get("verbosity", rank_params.get("verbose"))
+        lgb.Dataset(np.zeros((1, 1)), params={"verbosity": verbosity}).construct()
         if len(job.workers) > 1:
             port = int(job.machines.split(",")[rank].rsplit(":")[1])
             rank_params.update(tree_learner="data", num_machines=len(job.workers),
@@ -427,7 +433,8 @@ def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objecti
         LightGBM parameters. ``train`` sets the network (``tree_learner="data"``,
         ``num_machines``, ``machines``, ``local_listen_port``, ``time_out``) and ``metric="None"``
         (evaluation is by ``feval``); ``num_threads`` defaults to each worker's thread count and
-        also bounds the objective's numba threads.
+        also bounds the objective's numba threads. LightGBM's messages from the ranks (binding
+        ports, connecting, dataset statistics) are off unless ``verbose`` is given.
     X : array or scipy.sparse matrix, shape (n_documents, n_features)
     y : array, shape (n_documents,)
     group : array of int

@@ -320,3 +320,43 @@ def test_a_progress_bar_shows_the_iterations_and_the_slowest_rank(client, data, 
     assert re.search(r"iterations: .* [0-9]+/150 \[.*slowest: rank [01] \(tcp://", err)
     distributed.train(PARAMS, X, y, group, num_boost_round=2, client=client, progress=False)
     assert "iterations:" not in capsys.readouterr().err
+
+
+SCRIPT = """
+import numpy as np
+from lgb_risk import distributed
+{guard}
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 5))
+    y = rng.integers(0, 3, 400)
+    booster = distributed.train({{"num_leaves": 7{verbose}}}, X, y, np.full(40, 10),
+                                num_boost_round=3, n_workers=2)
+    print("trees", booster.num_trees())
+"""
+
+
+def _script(tmp_path, guard, verbose=""):
+    import subprocess
+    import sys
+
+    path = tmp_path / "train.py"
+    path.write_text(SCRIPT.format(guard=guard, verbose=verbose))
+    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+
+
+def test_a_script_without_a_main_guard_gets_one_error_naming_its_line(tmp_path):
+    done = _script(tmp_path, "if True:")
+    assert done.returncode == 1
+    assert done.stderr.count("Traceback") == 1  # the script's own; no worker started
+    assert (f"{tmp_path / 'train.py'}, line 8: lgb_risk.distributed starts worker processes, "
+            "which import this script again") in done.stderr.splitlines()[-1]
+
+
+def test_lightgbm_is_quiet_on_the_ranks_unless_verbose_is_given(tmp_path):
+    quiet = _script(tmp_path, 'if __name__ == "__main__":')
+    assert quiet.returncode == 0, quiet.stderr
+    assert "trees 3" in quiet.stdout
+    assert "[Warning]" not in quiet.stdout and "Connected to rank" not in quiet.stdout
+    talkative = _script(tmp_path, 'if __name__ == "__main__":', verbose=', "verbose": 1')
+    assert talkative.returncode == 0 and "Connected to rank" in talkative.stdout
