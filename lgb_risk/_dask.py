@@ -12,6 +12,7 @@ import socket
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
+from typing import Any
 from urllib.parse import urlsplit
 
 
@@ -107,7 +108,7 @@ def unguarded_main_line() -> int | None:
     path = getattr(main, "__file__", None)
     if not path or getattr(main, "__name__", None) != "__main__":
         return None
-    frame = sys._getframe()
+    frame: Any = sys._getframe()
     while frame is not None and not (frame.f_code.co_filename == path
                                      and frame.f_code.co_name == "<module>"):
         frame = frame.f_back
