@@ -45,6 +45,7 @@ import asyncio
 import math
 import socket
 import sys
+import threading
 import time
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -159,9 +160,12 @@ class _Rendezvous:
             del self.rounds[number]
         return parts
 
-    async def iteration_done(self, rank: int, iterations: int) -> None:
+    async def iteration_done(self, rank: int, iterations: int) -> str | None:
+        """Note a rank's finished iteration; the error that stopped the call, if any (the
+        rank then stops)."""
         self.heard[rank] = time.monotonic()
         self.done[rank] = iterations
+        return self.error
 
     async def iterations(self) -> dict:
         """Each rank's iterations finished, as last reported."""
@@ -301,7 +305,10 @@ def _rank_task(job: _RankJob, rank: int, shard: _Shard, valid: _Shard | None):
         if progress["booster"] is None:
             progress.update(booster=env.model, first_done=time.perf_counter())
         progress["iterations"] = env.iteration + 1
-        job.rendezvous.iteration_done(rank, env.iteration + 1)  # not awaited: a heartbeat
+        beat = progress.get("beat")  # the last heartbeat's answer, read without waiting
+        if beat is not None and beat.done() and beat.result() is not None:
+            raise RankFailed(beat.result())  # the call was stopped: stop training here too
+        progress["beat"] = job.rendezvous.iteration_done(rank, env.iteration + 1)
 
     try:
         threads = int(job.params.get("num_threads", 0)) or get_worker().state.nthreads
@@ -548,6 +555,43 @@ def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objecti
             lock.release()
 
 
+def _lost_peer(error: BaseException) -> bool:
+    """Whether a rank's error is LightGBM's network losing a peer."""
+    text = str(error)
+    return type(error).__name__ == "LightGBMError" and ("Socket" in text or "onnect" in text)
+
+
+def _lost_worker(client, workers: list, rank: int, wait: float = 5.0) -> int | None:
+    """The rank whose worker left the cluster (waiting up to ``wait`` seconds for the scheduler
+    to notice), other than ``rank``; None if every worker stays."""
+    deadline = time.monotonic() + wait
+    while True:
+        present = client.scheduler_info()["workers"]
+        gone = [r for r, w in enumerate(workers) if w not in present and r != rank]
+        if gone or time.monotonic() > deadline:
+            return gone[0] if gone else None
+        time.sleep(0.2)
+
+
+def _silent_workers(client, candidates: list, lag: float = 5.0) -> dict:
+    """Of ``candidates``, the workers whose last heartbeat to the scheduler is more than
+    ``lag`` seconds older than the freshest worker's (a stopped or frozen process: a rank busy
+    in LightGBM still answers), with that lag; clock-independent (scheduler times only)."""
+    seen = {w: info["last_seen"] for w, info in client.scheduler_info()["workers"].items()}
+    if not seen:
+        return {}
+    freshest = max(seen.values())
+    return {w: freshest - seen[w] for w in candidates
+            if w in seen and freshest - seen[w] > lag}
+
+
+def _cancel_quietly(client, future) -> None:
+    try:
+        client.cancel([future])
+    except Exception:  # the client or the cluster is gone: nothing to release
+        pass
+
+
 def _default_client():
     """The caller's current Dask client, or None where there is none."""
     try:
@@ -560,12 +604,26 @@ def _default_client():
         return None
 
 
-def _held_machines(client, workers, key: str) -> str:
+def _within(timeout: float, doing: str, workers: list, futures: list) -> list:
+    """The futures' results (one per worker), each waited for up to ``timeout`` seconds; a
+    worker that does not answer in time is named."""
+    results = []
+    for worker, future in zip(workers, futures):
+        try:
+            results.append(future.result(timeout=timeout))
+        except TimeoutError:
+            raise TimeoutError(f"worker {worker} did not answer within {timeout:g} s "
+                               f"({doing}); it is stopped, hung or overloaded") from None
+    return results
+
+
+def _held_machines(client, workers, key: str, timeout: float) -> str:
     """LightGBM's ``machines`` for these workers: a port bound and held on each (released by
     its rank just before LightGBM binds it); refused if two ranks got the same host:port."""
     hosts = [w.split("://")[-1].rsplit(":", 1)[0] for w in workers]
-    ports = client.gather([client.submit(_reserve_port, key, workers=[w], pure=False,
-                                         allow_other_workers=False) for w in workers])
+    ports = _within(timeout, "reserving its network port", workers, [
+        client.submit(_reserve_port, key, workers=[w], pure=False, allow_other_workers=False)
+        for w in workers])
     machines = [f"{h}:{p}" for h, p in zip(hosts, ports)]
     repeated = sorted({m for m in machines if machines.count(m) > 1})
     if repeated:
@@ -581,7 +639,7 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
 
     port_key = f"lgb_risk-port-{time.time_ns()}"
     try:
-        machines = _held_machines(client, workers, port_key)
+        machines = _held_machines(client, workers, port_key, timeout)
     except BaseException:
         _release_ports(client, workers, port_key)
         raise
@@ -590,9 +648,16 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
     actor = client.submit(_Rendezvous, len(workers), actor=True, workers=[workers[0]],
                           allow_other_workers=False, pure=False)
     with client.as_current():
-        rendezvous = actor.result()
+        rendezvous = _within(timeout, "starting the ranks' rendezvous", workers[:1], [actor])[0]
+
     def placed(value, worker):  # one object on one worker (a list: NamedTuples stay whole)
-        return None if value is None else client.scatter([value], workers=[worker])[0]
+        if value is None:
+            return None
+        try:
+            return client.scatter([value], workers=[worker], timeout=timeout)[0]
+        except TimeoutError:
+            raise TimeoutError(f"worker {worker} did not answer within {timeout:g} s (receiving "
+                               "its shard); it is stopped, hung or overloaded") from None
 
     job = _RankJob(workers=workers, machines=machines, port_key=port_key, params=params,
                    n_queries=n_queries, objective=objective, fevals=fevals,
@@ -618,6 +683,21 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
             pending = any(f.status == "pending" for f in futures)
             if own or (errors and (not pending or time.monotonic() - echoes_since > 5.0)):
                 rank, error = (own or errors)[0]
+                lost = _lost_worker(client, workers, rank) if _lost_peer(error) else None
+                if lost is not None:
+                    raise RuntimeError(f"worker {workers[lost]} (rank {lost}) died during "
+                                       f"distributed training (rank {rank} lost its connection "
+                                       f"to it: {error})") from None
+                if isinstance(error, TimeoutError):  # a rank tired of waiting for another
+                    others = [w for r, w in enumerate(workers) if r != rank]
+                    silent = _silent_workers(client, others, lag=min(5.0, timeout / 2))
+                    if silent:
+                        w = next(iter(silent))
+                        raise TimeoutError(
+                            f"rank {workers.index(w)} (worker {w}) stopped answering: its "
+                            f"worker has sent the scheduler no heartbeat for {silent[w]:.0f} s "
+                            f"(stopped or hung); rank {rank} waited {timeout:g} s for it"
+                        ) from None
                 error.add_note(f"raised on rank {rank} of {len(workers)} (worker {workers[rank]})")
                 raise error
             running = [r for r, f in enumerate(futures) if f.status != "finished"]
@@ -638,6 +718,15 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
                                    "distributed training")
             quiet = rendezvous.quiet_ranks(timeout, running).result(timeout=timeout)
             if quiet:
+                silent = _silent_workers(client, [workers[r] for r in quiet],
+                                         lag=min(5.0, timeout / 2))
+                stopped = [r for r in quiet if workers[r] in silent]
+                if stopped:
+                    r = stopped[0]
+                    raise TimeoutError(
+                        f"rank {r} (worker {workers[r]}) stopped answering: its worker has sent "
+                        f"the scheduler no heartbeat for {silent[workers[r]]:.0f} s (stopped or "
+                        f"hung); the other ranks waited {timeout:g} s for it")
                 raise TimeoutError(f"rank {quiet[0]} (worker {workers[quiet[0]]}) made no "
                                    f"progress for {timeout:g} s; it is hung or its peers are")
     except BaseException:
@@ -645,7 +734,13 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
             rendezvous.abort("the training was stopped by the caller").result(timeout=5)
         except Exception:  # the actor's worker may be the one that died
             pass
-        client.cancel([*futures, actor])
+        client.cancel(futures)
+        # A rank still inside LightGBM (a stopped worker resumed, a peer waiting out the
+        # network's time-out) reports to the rendezvous once more, learns that the call was
+        # stopped and ends: the rendezvous outlives the call by the network's time-out.
+        release = threading.Timer(timeout + 60.0, _cancel_quietly, (client, actor))
+        release.daemon = True
+        release.start()
         _release_ports(client, workers, port_key)
         raise
     results = client.gather(futures)

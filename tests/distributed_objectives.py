@@ -39,15 +39,17 @@ class RecordingGeoRisk(Recording, GeoRisk):
 
 class FailingTSARO(TSARO):
     """Rank ``fail_rank`` raises at its call ``fail_at`` (or its process is killed, ``die=True``,
-    or it hangs, ``hang=True``)."""
+    stopped, ``stop=True``, or it hangs, ``hang=True``)."""
 
-    fail_rank, fail_at, die, hang = 1, 3, False, False
+    fail_rank, fail_at, die, stop, hang = 1, 3, False, False, False
 
     def gradients(self, preds, labels, group, weight=None):
         self.calls = getattr(self, "calls", 0) + 1
         if self.shard.collective.rank == self.fail_rank and self.calls == self.fail_at:
             if self.die:
                 os.kill(os.getpid(), signal.SIGKILL)
+            if self.stop:
+                os.kill(os.getpid(), signal.SIGSTOP)
             if self.hang:
                 time.sleep(600)
             raise RuntimeError("an objective failing on purpose")

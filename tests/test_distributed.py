@@ -1,7 +1,9 @@
 """Distributed training on a real local Dask cluster of 2 workers (lgb_risk.distributed)."""
 
 import logging
+import os
 import re
+import signal
 import time
 
 import numpy as np
@@ -233,7 +235,8 @@ def test_a_killed_worker_fails_the_call_within_the_timeout(data):
     dying = helpers.FailingTSARO(alpha=5, baseline=baselines[:, 0])
     dying.die = True
     start = time.monotonic()
-    with pytest.raises((RuntimeError, TimeoutError), match=r"rank 1|worker"):
+    with pytest.raises(RuntimeError, match=r"worker tcp://\S+ \(rank 1\) died during "
+                                           "distributed training"):
         distributed.train(PARAMS, X, y, group, objective=dying, num_boost_round=50,
                           n_workers=2, timeout=15)
     assert time.monotonic() - start < 15 + 45  # the timeout, plus the cluster's start and end
@@ -285,17 +288,18 @@ def test_each_ranks_port_stays_bound_until_its_rank_takes_it():
 
 
 def test_two_ranks_given_the_same_address_are_refused():
-    class SameHostSamePort:  # a client whose workers share a host and report the same port
-        def submit(self, function, key, **kwargs):
+    class Port:
+        def result(self, timeout):
             return 40123
 
-        def gather(self, futures):
-            return list(futures)
+    class SameHostSamePort:  # a client whose workers share a host and report the same port
+        def submit(self, function, key, **kwargs):
+            return Port()
 
     with pytest.raises(RuntimeError, match=r"same network address 10\.0\.0\.5:40123 \(workers "
                                            r"tcp://10\.0\.0\.5:1, tcp://10\.0\.0\.5:2\)"):
         distributed._held_machines(SameHostSamePort(), ["tcp://10.0.0.5:1", "tcp://10.0.0.5:2"],
-                                   "key")
+                                   "key", timeout=5)
 
 
 def test_a_cluster_without_workers_is_named_within_the_timeout(data):
@@ -360,3 +364,63 @@ def test_lightgbm_is_quiet_on_the_ranks_unless_verbose_is_given(tmp_path):
     assert "[Warning]" not in quiet.stdout and "Connected to rank" not in quiet.stdout
     talkative = _script(tmp_path, 'if __name__ == "__main__":', verbose=', "verbose": 1')
     assert talkative.returncode == 0 and "Connected to rank" in talkative.stdout
+
+
+def _processes_with(marker: str) -> list:
+    """Processes whose environment holds ``marker`` (children inherit it)."""
+    import os
+
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as environ:
+                if marker.encode() in environ.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_a_call_with_its_own_cluster_leaves_no_process_behind(tmp_path):
+    import subprocess
+    import sys
+    import uuid
+
+    marker = f"LGB_RISK_TEST_{uuid.uuid4().hex}"
+    path = tmp_path / "train.py"
+    path.write_text(SCRIPT.format(guard='if __name__ == "__main__":', verbose=""))
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path, env={**os.environ, marker: "1"})
+    assert done.returncode == 0, done.stderr
+    deadline = time.time() + 10
+    while _processes_with(marker) and time.time() < deadline:
+        time.sleep(0.2)
+    assert _processes_with(marker) == []
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="signals worker processes")
+def test_a_stopped_worker_is_named_and_the_next_call_trains(data):
+    """Rank 1's process stops itself (SIGSTOP) at its third gradient call: the call names rank
+    1 and its worker, not rank 0, which waits for it inside LightGBM; once the worker goes on,
+    the next call on the same cluster trains."""
+    X, y, group, baselines = data
+    stopping = helpers.FailingTSARO(alpha=5, baseline=baselines[:, 0])
+    stopping.stop = True
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      silence_logs=logging.CRITICAL) as cluster:
+        with Client(cluster, set_as_default=False) as own:
+            pids = own.run(os.getpid)
+            try:
+                with pytest.raises(TimeoutError, match=r"rank 1 \(worker tcp://\S+\) stopped "
+                                                       r"answering: its worker has sent the "
+                                                       r"scheduler no heartbeat"):
+                    distributed.train(PARAMS, X, y, group, objective=stopping,
+                                      num_boost_round=50, client=own, timeout=4)
+            finally:
+                for pid in pids.values():
+                    os.kill(pid, signal.SIGCONT)
+            start = time.monotonic()
+            booster = distributed.train(PARAMS, X, y, group, client=own, num_boost_round=3,
+                                        timeout=30)
+            assert booster.num_trees() == 3 and time.monotonic() - start < 20
