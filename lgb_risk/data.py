@@ -512,6 +512,29 @@ def _first_bad_line(path, n_features):
     return None
 
 
+def _document_query_ids(path) -> np.ndarray:
+    """Each document's ``qid:`` (the token after the label, as SVMlight has it), in one pass:
+    scikit-learn's reader collects them by appending to an array once per query, quadratic in
+    the number of queries. Empty where no document has one; a file where only some do, or with
+    a query id that is not a whole number, is refused naming the line."""
+    ids: list[int] = []
+    without = None
+    for number, data, _ in _data_lines(path):
+        parts = data.split(None, 2)
+        if len(parts) > 1 and parts[1].startswith("qid:"):
+            try:
+                ids.append(int(parts[1][4:]))
+            except ValueError:
+                raise ValueError(f"{path}:{number}: query id {parts[1][4:]!r} is not a whole "
+                                 "number") from None
+        elif without is None:
+            without = number
+        if ids and without is not None:
+            raise ValueError(f"{path}:{without}: this document has no qid: field, the file's "
+                             "others do; every document needs its query id")
+    return np.array(ids, dtype=np.int64)
+
+
 def _comment_docids(path) -> np.ndarray | None:
     """``docid = X`` (LETOR 4.0) or the first token of each document's trailing comment; None
     where some document has none."""
@@ -602,8 +625,7 @@ def load_letor(path: str | os.PathLike, *, n_features: int | None = None) -> Let
     if not p.is_file():
         raise FileNotFoundError(f"no such file: {p}")
     try:
-        X, y, qid = load_svmlight_file(str(p), n_features=n_features, zero_based=False,
-                                       query_id=True)
+        X, y = load_svmlight_file(str(p), n_features=n_features, zero_based=False)
     except (ValueError, UnicodeDecodeError) as exc:
         problem = _first_bad_line(p, n_features)
         raise ValueError(problem or f"{p}: not a valid SVMlight/LETOR file: {exc}") from None
@@ -621,6 +643,7 @@ def load_letor(path: str | os.PathLike, *, n_features: int | None = None) -> Let
                          "is infinite; features must be finite numbers (NaN marks a missing "
                          "value)")
     _check_width(p, X, n_features)
+    qid = _document_query_ids(p)
     query_file = Path(str(p) + ".query")
     if qid.size == 0:
         if not query_file.is_file():
@@ -630,12 +653,6 @@ def load_letor(path: str | os.PathLike, *, n_features: int | None = None) -> Let
         query_ids = np.arange(group.size, dtype=np.int64)
         qid = np.repeat(query_ids, group)
     else:
-        if qid.size != labels.size:
-            number = next(n for n, data, _ in _data_lines(p)
-                          if not any(t.startswith("qid:") for t in data.split()[1:]))
-            raise ValueError(f"{p}:{number}: this document has no qid: field, the file's others "
-                             "do; every document needs its query id")
-        qid = np.asarray(qid, dtype=np.int64)
         starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
         query_ids = qid[starts]
         uniq, first = np.unique(query_ids, return_index=True)

@@ -178,3 +178,19 @@ def test_not_utf8_run_names_file_and_line(tmp_path):
     path.write_bytes(b"7 Q0 a 1 2.5 r\n7 Q0 \xff\xfe 2 x r\n")
     with pytest.raises(ValueError, match=r"r.txt:2: not UTF-8 text"):
         data.read_run(path)
+
+
+def test_query_ids_are_read_in_one_pass_and_checked_by_line(tmp_path):
+    from lgb_risk.data import load_letor
+
+    path = tmp_path / "q.txt"
+    path.write_text("1 qid:10 1:0.5\n0 qid:10 1:0.2\n# a comment\n\n2 qid:3 1:0.9\n")
+    data = load_letor(path)
+    assert data.query_ids.tolist() == [10, 3] and data.group.tolist() == [2, 1]
+    assert data.qid.tolist() == [10, 10, 3]
+    path.write_text("1 qid:10 1:0.5\n0 qid:x7 1:0.2\n")
+    with pytest.raises(ValueError, match=r"q\.txt:2: query id 'x7' is not a whole number"):
+        load_letor(path)
+    path.write_text("1 1:0.5\n0 qid:4 1:0.2\n")
+    with pytest.raises(ValueError, match=r"q\.txt:1: this document has no qid: field"):
+        load_letor(path)
