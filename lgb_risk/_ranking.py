@@ -10,6 +10,8 @@ starts without it.
 
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
@@ -33,6 +35,48 @@ def _argsort_segments(primary, secondary, use_secondary, offsets):
         for i in range(b - a):
             out[a + i] = a + order[i]
     return out
+
+
+@nb.njit(parallel=True, cache=True)
+def _resort_segments(keys, previous, offsets):
+    """The stable ascending order of each segment by ``keys`` (ties by index), found from
+    ``previous`` (any permutation of each segment's indices, e.g. the last iteration's order) by
+    insertion sort, which costs the number of documents out of place; a segment whose insertion
+    sort would move more than 2 n log2 n documents is merge-sorted instead. The result is the
+    one stable order, whatever ``previous`` is."""
+    out = np.empty(keys.size, np.int64)
+    for q in nb.prange(offsets.size - 1):
+        a = offsets[q]
+        b = offsets[q + 1]
+        n = b - a
+        for i in range(a, b):
+            out[i] = previous[i]
+        budget = 2 * n * max(1, int(math.log2(max(n, 2))))
+        moves = 0
+        for i in range(a + 1, b):
+            d = out[i]
+            key = keys[d]
+            j = i - 1
+            while j >= a and (keys[out[j]] > key or (keys[out[j]] == key and out[j] > d)):
+                out[j + 1] = out[j]
+                j -= 1
+                moves += 1
+            out[j + 1] = d
+            if moves > budget:
+                break
+        if moves > budget:
+            order = np.argsort(keys[a:b], kind="mergesort")
+            for i in range(n):
+                out[a + i] = a + order[i]
+    return out
+
+
+def rank_by_score_from(scores: np.ndarray, previous: np.ndarray,
+                       offsets: np.ndarray) -> np.ndarray:
+    """:func:`rank_by_score` (stable ties) starting from ``previous``, a per-query permutation
+    such as the last call's result: the same order, found faster where few documents moved
+    (training's later iterations)."""
+    return _resort_segments(-scores, previous, offsets)
 
 
 def rank_by_score(scores: np.ndarray, labels: np.ndarray, offsets: np.ndarray,

@@ -68,7 +68,7 @@ import numpy as np
 from lgb_risk import _lambda_kernel as kernel
 from lgb_risk import _xgboost, metrics, risk
 from lgb_risk._distributions import normal_cdf
-from lgb_risk._ranking import rank_by_score
+from lgb_risk._ranking import rank_by_score, rank_by_score_from
 from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
 from lgb_risk._validation import (
     check_alpha,
@@ -118,6 +118,9 @@ class _Setup:
     query_index: np.ndarray  # query of every flat slot
     constants: kernel.LambdaConstants
     given: tuple  # copies of (labels, group, weight) as given, to recognise the same data
+    #: The last call's ranking, where the next call's sort starts (the same order comes out,
+    #: found faster: few documents move between iterations).
+    last_order: np.ndarray | None = None
 
     def matches(self, labels, group, weight) -> bool:
         """Whether these inputs are the ones the setup was derived from."""
@@ -287,7 +290,9 @@ class LambdaMART:
         if bad.size:
             raise ValueError(f"prediction {int(bad[0])} is {float(scores[bad[0]])}: predictions "
                              "must be finite (a diverging model? lower the learning rate)")
-        order = rank_by_score(scores, setup.labels, setup.offsets)
+        order = (rank_by_score(scores, setup.labels, setup.offsets) if setup.last_order is None
+                 else rank_by_score_from(scores, setup.last_order, setup.offsets))
+        setup.last_order = order
         ranking = kernel.Ranking(scores, setup.labels, order, setup.offsets, setup.weights)
         return kernel.lambdarank_gradients(ranking, setup.constants,
                                            self._iteration_state(scores, order, setup))

@@ -1,14 +1,24 @@
 """Benchmark every objective against LightGBM's native ``lambdarank`` in one run.
 
-Synthetic data shaped like MSLR-WEB10K: 10,000 queries, documents per query log-normal around 120
-(max 1,000), 136 features, labels 0-4, feature 110 a BM25-like score. Each measurement trains 50
-rounds with 2 threads in a fresh process (so peak memory is that run's own); native and ours
-alternate (A/B, A/B, ...) to spread machine noise evenly. Prints wall-time and peak-memory ratios
-against native. Targets: LambdaMART <= 1.1x native, every risk objective <= 1.2x, peak memory
-<= 1.1x. Risk objectives use α = 5 and their defaults (multiplier outside the per-query
-normaliser, ``se_update="first"``, GeoRisk's local update).
+Synthetic data shaped like MSLR-WEB (``scripts/mslr_shaped.py``): documents per query
+log-normal around 120 (max 1,000), 136 features, labels 0-4, feature 110 a BM25-like score.
+Two shapes: ``--shape web10k`` (10,000 queries, about 1.4 million documents, 50 rounds) and
+``--shape web30k`` (30,000 queries, about 4.3 million documents, 20 rounds: MSLR-WEB30K's size).
+The Dataset is built once and saved in LightGBM's binary format; each measurement loads it in a
+fresh process and times ``lightgbm.train`` alone (2 threads).
 
-    python scripts/bench_objectives.py [--queries 10000] [--rounds 50] [--repeats 2]
+Besides each objective, a custom objective that returns fixed precomputed arrays (LambdaMART's
+gradients at the initial scores) is timed: the floor of LightGBM's custom-objective path, tree
+building included, with no gradient computed. Measurements come in alternating pairs (native
+then ours, ours then native, ...) and each line gives the median of the pairs' time ratios and
+their range, so that one slow run cannot decide. Peak memory is each worker's own high-water
+mark (``VmHWM`` of /proc/self/status; where absent, ``ru_maxrss``).
+
+Targets (issue 24): web30k every objective <= 1.15x native, LambdaMART <= 1.10x; web10k every
+objective <= 1.10x; peak memory <= 1.0x native at both. Risk objectives use α = 5 and their
+defaults.
+
+    python scripts/bench_objectives.py --shape web30k [--repeats 3] [--objectives ...]
 """
 
 from __future__ import annotations
@@ -27,34 +37,52 @@ from mslr_shaped import BM25_COLUMN, mslr_shaped  # scripts/, beside this file
 
 from lgb_risk.objectives import OBJECTIVES
 
+SHAPES = {"web10k": (10_000, 50), "web30k": (30_000, 20)}
+PARAMS = {"num_threads": 2, "verbose": -1, "learning_rate": 0.1, "num_leaves": 50,
+          "min_data_in_leaf": 1500}
+
+
+def peak_mib() -> float:
+    """This process's peak resident memory in MiB (its own, not a parent's)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class FixedArrays:
+    """A custom objective returning the same precomputed arrays every call."""
+
+    def __init__(self, grad, hess):
+        self.grad, self.hess = grad, hess
+
+    def __call__(self, preds, train_data):
+        return self.grad, self.hess
+
 
 def worker(name: str, data_dir: Path, rounds: int) -> dict:
     import lightgbm as lgb
 
-    from lgb_risk import metrics
-
-    X = np.load(data_dir / "X.npy")
-    labels = np.load(data_dir / "y.npy")
-    group = np.load(data_dir / "group.npy")
-    bm25 = metrics.ndcg(labels, X[:, BM25_COLUMN].astype(np.float64), group, 10)
-    others = np.clip(bm25[:, None] + np.random.default_rng(1).normal(0, 0.15, (group.size, 3)),
-                     0, 1)
+    train_set = lgb.Dataset(str(data_dir / "train.bin"), params={"verbose": -1})
+    train_set.construct()
     if name == "native":
         objective = "lambdarank"
+    elif name == "fixed":
+        objective = FixedArrays(np.load(data_dir / "grad.npy"), np.load(data_dir / "hess.npy"))
     else:
         cls = OBJECTIVES[name]
+        bm25 = np.load(data_dir / "bm25.npy")
+        others = np.load(data_dir / "others.npy")
         given = {None: {}, "baseline": {"alpha": 5, "baseline": bm25},
                  "baselines": {"alpha": 5, "baselines": others}}[cls.baseline_parameter]
         objective = cls(**given)
-    train_set = lgb.Dataset(X, labels, group=group, params={"verbose": -1, "max_bin": 255})
-    train_set.construct()
-    params = {"objective": objective, "num_threads": 2, "verbose": -1, "learning_rate": 0.1,
-              "num_leaves": 50, "min_data_in_leaf": 1500}
     start = time.perf_counter()
-    lgb.train(params, train_set, num_boost_round=rounds)
-    seconds = time.perf_counter() - start
-    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"objective": name, "seconds": seconds, "peak_mib": peak_mib}
+    lgb.train({**PARAMS, "objective": objective}, train_set, num_boost_round=rounds)
+    return {"objective": name, "seconds": time.perf_counter() - start, "peak_mib": peak_mib()}
 
 
 def run_worker(name, data_dir, rounds) -> dict:
@@ -63,43 +91,74 @@ def run_worker(name, data_dir, rounds) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def prepare(data_dir: Path, n_queries: int) -> tuple[int, int, int]:
+    """Write the binary Dataset, the baselines and the fixed arrays; returns (queries,
+    documents, largest query)."""
+    import lightgbm as lgb
+
+    from lgb_risk import LambdaMART, metrics
+
+    X, labels, group = mslr_shaped(n_queries)
+    bm25 = metrics.ndcg(labels, X[:, BM25_COLUMN].astype(np.float64), group, 10)
+    others = np.clip(bm25[:, None] + np.random.default_rng(1).normal(0, 0.15, (group.size, 3)),
+                     0, 1)
+    np.save(data_dir / "bm25.npy", bm25)
+    np.save(data_dir / "others.npy", others)
+    grad, hess = LambdaMART().gradients(np.zeros(labels.size), labels, group)
+    np.save(data_dir / "grad.npy", grad)
+    np.save(data_dir / "hess.npy", hess)
+    train_set = lgb.Dataset(X, labels, group=group, params={"verbose": -1, "max_bin": 255})
+    train_set.save_binary(str(data_dir / "train.bin"))
+    return group.size, labels.size, int(group.max())
+
+
+def pairs(name, data_dir, rounds, repeats) -> tuple[list, list]:
+    """``repeats`` alternating (native, ours) measurements: native first in the odd pairs."""
+    native, ours = [], []
+    for r in range(repeats):
+        order = ("native", name) if r % 2 == 0 else (name, "native")
+        got = {n: run_worker(n, data_dir, rounds) for n in order}
+        native.append(got["native"])
+        ours.append(got[name])
+    return native, ours
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--queries", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=50)
-    parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--objectives", nargs="+", default=list(OBJECTIVES),
-                        choices=list(OBJECTIVES))
+    parser.add_argument("--shape", choices=list(SHAPES), default="web10k")
+    parser.add_argument("--queries", type=int, help="override the shape's number of queries")
+    parser.add_argument("--rounds", type=int, help="override the shape's number of rounds")
+    parser.add_argument("--repeats", type=int, default=3, help="alternating pairs per line")
+    parser.add_argument("--objectives", nargs="+", default=["fixed", *OBJECTIVES],
+                        choices=["fixed", *OBJECTIVES])
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(worker(args.worker, Path(args.data), args.rounds)))
         return
+    queries, rounds = SHAPES[args.shape]
+    queries, rounds = args.queries or queries, args.rounds or rounds
 
     with tempfile.TemporaryDirectory(prefix="lgb_risk_bench_") as tmp:
         data_dir = Path(tmp)
-        X, labels, group = mslr_shaped(args.queries)
-        np.save(data_dir / "X.npy", X)
-        np.save(data_dir / "y.npy", labels)
-        np.save(data_dir / "group.npy", group)
-        mean_docs = labels.size / group.size
-        print(f"data: {group.size} queries, {labels.size} documents (mean {mean_docs:.0f}, "
-              f"max {group.max()}), 136 features; {args.rounds} rounds, 2 threads")
-        del X
+        start = time.perf_counter()
+        n_queries, n_documents, largest = prepare(data_dir, queries)
+        print(f"data: {n_queries} queries, {n_documents} documents (mean "
+              f"{n_documents / n_queries:.0f}, max {largest}), 136 features; {rounds} rounds, "
+              f"2 threads; Dataset built once in {time.perf_counter() - start:.0f} s")
         run_worker("LambdaMART", data_dir, 1)  # compile the numba kernels into the cache
-        print(f"{'objective':<11} {'native s':>9} {'ours s':>9} {'time ratio':>10} "
+        print(f"{'objective':<11} {'native s':>9} {'ours s':>9} {'ratio (median of pairs)':>24} "
               f"{'native MiB':>10} {'ours MiB':>9} {'mem ratio':>9}")
         for name in args.objectives:
-            native, ours = [], []
-            for _ in range(args.repeats):
-                native.append(run_worker("native", data_dir, args.rounds))
-                ours.append(run_worker(name, data_dir, args.rounds))
+            native, ours = pairs(name, data_dir, rounds, args.repeats)
+            ratios = [o["seconds"] / n["seconds"] for n, o in zip(native, ours)]
             t_native = np.median([r["seconds"] for r in native])
             t_ours = np.median([r["seconds"] for r in ours])
             m_native = max(r["peak_mib"] for r in native)
             m_ours = max(r["peak_mib"] for r in ours)
-            print(f"{name:<11} {t_native:9.2f} {t_ours:9.2f} {t_ours / t_native:10.3f} "
+            spread = f"{np.median(ratios):.3f} ({min(ratios):.2f}-{max(ratios):.2f})"
+            print(f"{name:<11} {t_native:9.2f} {t_ours:9.2f} {spread:>24} "
                   f"{m_native:10.0f} {m_ours:9.0f} {m_ours / m_native:9.3f}", flush=True)
 
 

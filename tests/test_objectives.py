@@ -577,3 +577,31 @@ def test_a_setting_reaches_an_objective_whose_initialiser_takes_keywords(monkeyp
     params = experiment_config.objective_parameters(config, "Forwarding")
     assert params == {"sigmoid": 2.0}
     assert Forwarding(baseline=np.zeros(3), **params).sigmoid == 2.0
+
+
+def test_sorting_from_the_last_calls_order_gives_the_one_stable_order():
+    """The objective's sort starts from its previous call's ranking; whatever that start (the
+    right order, a shuffle, the reverse, which exceeds the insertion budget), the result is the
+    stable order by score, ties by index; and a second call's gradients equal a fresh
+    objective's."""
+    from lgb_risk._ranking import rank_by_score, rank_by_score_from
+    from lgb_risk._segments import offsets_from_group
+
+    rng = np.random.default_rng(11)
+    for trial in range(40):
+        labels, scores, group = random_problem(rng, n_queries=15, max_docs=60,
+                                               tie_levels=3 if trial % 2 else None)
+        offsets = offsets_from_group(group)
+        want = rank_by_score(scores, labels, offsets)
+        shuffled = np.concatenate([rng.permutation(np.arange(a, b))
+                                   for a, b in zip(offsets[:-1], offsets[1:])])
+        reverse = np.concatenate([np.arange(b - 1, a - 1, -1)
+                                  for a, b in zip(offsets[:-1], offsets[1:])])
+        for previous in (want, shuffled, reverse):
+            np.testing.assert_array_equal(rank_by_score_from(scores, previous, offsets), want)
+    objective = LambdaMART()
+    objective.gradients(scores, labels, group)
+    moved = scores + rng.normal(scale=0.3, size=scores.size)
+    for got, fresh in zip(objective.gradients(moved, labels, group),
+                          LambdaMART().gradients(moved, labels, group)):
+        np.testing.assert_array_equal(got, fresh)
