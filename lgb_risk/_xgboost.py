@@ -72,9 +72,9 @@ def _prepared(objective, dtrain, labels, group):
             f"queries, in an order {parameter}= given as an array or BaselineStore cannot "
             f"follow; give {parameter}=FeatureBaseline(column) (a feature column of the rows, "
             "scored on each worker)")
+    elif shard is None:
+        return objective  # nothing to prepare: the DMatrix's queries are all here
     else:
-        ready = objective
-    if shard is not None and ready is objective:
         ready = dataclasses.replace(objective)  # the caller's object keeps no worker's shard
     ready.shard = shard
     objective._xgboost_prepared = _Prepared(dtrain, labels, group, ready)

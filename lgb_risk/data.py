@@ -512,14 +512,19 @@ def _first_bad_line(path, n_features):
     return None
 
 
-def _document_query_ids(path) -> np.ndarray:
-    """Each document's ``qid:`` (the token after the label, as SVMlight has it), in one pass:
-    scikit-learn's reader collects them by appending to an array once per query, quadratic in
-    the number of queries. Empty where no document has one; a file where only some do, or with
-    a query id that is not a whole number, is refused naming the line."""
+def _per_document(path) -> tuple[np.ndarray, np.ndarray | None]:
+    """Each document's ``qid:`` (the token after the label, as SVMlight has it) and comment
+    docid, in one pass over the file (scikit-learn's reader collects query ids by appending to
+    an array once per query, quadratic in the number of queries).
+
+    Query ids: empty where no document has one; a file where only some do, or with a query id
+    that is not a whole number, is refused naming the line. Docids: ``docid = X`` (LETOR 4.0)
+    or the first token of each document's trailing comment; None where some document has none.
+    """
     ids: list[int] = []
+    docids: list[str] | None = []
     without = None
-    for number, data, _ in _data_lines(path):
+    for number, data, comment in _data_lines(path):
         parts = data.split(None, 2)
         if len(parts) > 1 and parts[1].startswith("qid:"):
             try:
@@ -532,23 +537,17 @@ def _document_query_ids(path) -> np.ndarray:
         if ids and without is not None:
             raise ValueError(f"{path}:{without}: this document has no qid: field, the file's "
                              "others do; every document needs its query id")
-    return np.array(ids, dtype=np.int64)
-
-
-def _comment_docids(path) -> np.ndarray | None:
-    """``docid = X`` (LETOR 4.0) or the first token of each document's trailing comment; None
-    where some document has none."""
-    ids = []
-    for _, _, comment in _data_lines(path):
-        tokens = comment.split()
-        if "docid" in tokens:
-            tokens = tokens[tokens.index("docid") + 1:]
-            if tokens[:1] == ["="]:
-                tokens = tokens[1:]
-        if not tokens:
-            return None
-        ids.append(tokens[0])
-    return np.array(ids)
+        if docids is not None:
+            tokens = comment.split()
+            if "docid" in tokens:
+                tokens = tokens[tokens.index("docid") + 1:]
+                if tokens[:1] == ["="]:
+                    tokens = tokens[1:]
+            if tokens:
+                docids.append(tokens[0])
+            else:
+                docids = None
+    return np.array(ids, dtype=np.int64), None if docids is None else np.array(docids)
 
 
 def _query_sizes(query_file: Path, n_documents: int) -> np.ndarray:
@@ -643,7 +642,7 @@ def load_letor(path: str | os.PathLike, *, n_features: int | None = None) -> Let
                          "is infinite; features must be finite numbers (NaN marks a missing "
                          "value)")
     _check_width(p, X, n_features)
-    qid = _document_query_ids(p)
+    qid, docids = _per_document(p)
     query_file = Path(str(p) + ".query")
     if qid.size == 0:
         if not query_file.is_file():
@@ -665,7 +664,7 @@ def load_letor(path: str | os.PathLike, *, n_features: int | None = None) -> Let
                              "here); sort the file by query")
         group = np.diff(np.r_[starts, qid.size]).astype(np.int64)
     return LetorData(X=X.tocsr(), y=labels.astype(np.int64), qid=qid, query_ids=query_ids,
-                     group=group, docids=_comment_docids(p))
+                     group=group, docids=docids)
 
 
 def read_pool_scores(path: str | os.PathLike, pool: LetorData) -> np.ndarray:

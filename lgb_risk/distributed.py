@@ -561,15 +561,29 @@ def _lost_peer(error: BaseException) -> bool:
     return type(error).__name__ == "LightGBMError" and ("Socket" in text or "onnect" in text)
 
 
-def _lost_worker(client, workers: list, rank: int, wait: float = 5.0) -> int | None:
-    """The rank whose worker left the cluster (waiting up to ``wait`` seconds for the scheduler
-    to notice), other than ``rank``; None if every worker stays."""
+def _lost_rank(client, workers: list, candidates, timeout: float, *, why: str = "",
+               wait: float = 0.0, silent_too: bool = True) -> Exception | None:
+    """The error naming the first of the ranks ``candidates`` whose worker left the cluster
+    (RuntimeError) or, with ``silent_too``, stopped sending the scheduler heartbeats
+    (TimeoutError: a stopped or frozen process; a rank busy in LightGBM still answers), ``why``
+    appended; None if there is none, after waiting up to ``wait`` seconds for one."""
     deadline = time.monotonic() + wait
     while True:
         present = client.scheduler_info()["workers"]
-        gone = [r for r, w in enumerate(workers) if w not in present and r != rank]
-        if gone or time.monotonic() > deadline:
-            return gone[0] if gone else None
+        gone = [r for r in candidates if workers[r] not in present]
+        if gone:
+            return RuntimeError(f"worker {workers[gone[0]]} (rank {gone[0]}) died during "
+                                f"distributed training{why}")
+        silent = (_silent_workers(client, [workers[r] for r in candidates],
+                                  lag=min(5.0, timeout / 2)) if silent_too else {})
+        stopped = [r for r in candidates if workers[r] in silent]
+        if stopped:
+            r = stopped[0]
+            return TimeoutError(f"rank {r} (worker {workers[r]}) stopped answering: its worker "
+                                f"has sent the scheduler no heartbeat for "
+                                f"{silent[workers[r]]:.0f} s (stopped or hung){why}")
+        if time.monotonic() >= deadline:
+            return None
         time.sleep(0.2)
 
 
@@ -612,9 +626,13 @@ def _within(timeout: float, doing: str, workers: list, futures: list) -> list:
         try:
             results.append(future.result(timeout=timeout))
         except TimeoutError:
-            raise TimeoutError(f"worker {worker} did not answer within {timeout:g} s "
-                               f"({doing}); it is stopped, hung or overloaded") from None
+            raise _no_answer(worker, timeout, doing) from None
     return results
+
+
+def _no_answer(worker: str, timeout: float, doing: str) -> TimeoutError:
+    return TimeoutError(f"worker {worker} did not answer within {timeout:g} s ({doing}); it is "
+                        "stopped, hung or overloaded")
 
 
 def _held_machines(client, workers, key: str, timeout: float) -> str:
@@ -656,8 +674,7 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
         try:
             return client.scatter([value], workers=[worker], timeout=timeout)[0]
         except TimeoutError:
-            raise TimeoutError(f"worker {worker} did not answer within {timeout:g} s (receiving "
-                               "its shard); it is stopped, hung or overloaded") from None
+            raise _no_answer(worker, timeout, "receiving its shard") from None
 
     job = _RankJob(workers=workers, machines=machines, port_key=port_key, params=params,
                    n_queries=n_queries, objective=objective, fevals=fevals,
@@ -683,21 +700,16 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
             pending = any(f.status == "pending" for f in futures)
             if own or (errors and (not pending or time.monotonic() - echoes_since > 5.0)):
                 rank, error = (own or errors)[0]
-                lost = _lost_worker(client, workers, rank) if _lost_peer(error) else None
+                others = [r for r in range(len(workers)) if r != rank]
+                lost = None
+                if _lost_peer(error):  # the scheduler may take a moment to see a worker go
+                    lost = _lost_rank(client, workers, others, timeout, wait=5.0,
+                                      why=f" (rank {rank} lost its connection to it: {error})")
+                elif isinstance(error, TimeoutError):  # a rank tired of waiting for another
+                    lost = _lost_rank(client, workers, others, timeout,
+                                      why=f"; rank {rank} waited {timeout:g} s for it")
                 if lost is not None:
-                    raise RuntimeError(f"worker {workers[lost]} (rank {lost}) died during "
-                                       f"distributed training (rank {rank} lost its connection "
-                                       f"to it: {error})") from None
-                if isinstance(error, TimeoutError):  # a rank tired of waiting for another
-                    others = [w for r, w in enumerate(workers) if r != rank]
-                    silent = _silent_workers(client, others, lag=min(5.0, timeout / 2))
-                    if silent:
-                        w = next(iter(silent))
-                        raise TimeoutError(
-                            f"rank {workers.index(w)} (worker {w}) stopped answering: its "
-                            f"worker has sent the scheduler no heartbeat for {silent[w]:.0f} s "
-                            f"(stopped or hung); rank {rank} waited {timeout:g} s for it"
-                        ) from None
+                    raise lost from None
                 error.add_note(f"raised on rank {rank} of {len(workers)} (worker {workers[rank]})")
                 raise error
             running = [r for r, f in enumerate(futures) if f.status != "finished"]
@@ -711,22 +723,15 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
             if time.monotonic() - checked < 1.0:
                 continue
             checked = time.monotonic()
-            gone = [r for r, w in enumerate(workers)
-                    if w not in client.scheduler_info()["workers"]]
-            if gone:
-                raise RuntimeError(f"worker {workers[gone[0]]} (rank {gone[0]}) died during "
-                                   "distributed training")
+            lost = _lost_rank(client, workers, range(len(workers)), timeout, silent_too=False)
+            if lost is not None:
+                raise lost
             quiet = rendezvous.quiet_ranks(timeout, running).result(timeout=timeout)
             if quiet:
-                silent = _silent_workers(client, [workers[r] for r in quiet],
-                                         lag=min(5.0, timeout / 2))
-                stopped = [r for r in quiet if workers[r] in silent]
-                if stopped:
-                    r = stopped[0]
-                    raise TimeoutError(
-                        f"rank {r} (worker {workers[r]}) stopped answering: its worker has sent "
-                        f"the scheduler no heartbeat for {silent[workers[r]]:.0f} s (stopped or "
-                        f"hung); the other ranks waited {timeout:g} s for it")
+                lost = _lost_rank(client, workers, quiet, timeout,
+                                  why=f"; the other ranks waited {timeout:g} s for it")
+                if lost is not None:
+                    raise lost
                 raise TimeoutError(f"rank {quiet[0]} (worker {workers[quiet[0]]}) made no "
                                    f"progress for {timeout:g} s; it is hung or its peers are")
     except BaseException:

@@ -110,13 +110,13 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
                 best = (max if direction == "higher" else min)(v for v, _ in values)
                 bold |= {(r, c) for v, r in values if v == best}
     daggers, correction = _significant_trisk(names, rows, level)
-    marked: dict = {}  # (row, column) -> symbol
+    marked: dict = {cell: [r"\dagger"] for cell in daggers}  # (row, column) -> its marks
     explained = []
     for symbol, (name, (p_values, meaning)) in zip(_MARKS, (marks or {}).items()):
         c = names.index(name)
-        significant = [r for r, p in enumerate(p_values)
-                       if _number(p) is not None and float(p) < level]
-        marked.update({(r, c): symbol for r in significant})
+        for r, p in enumerate(p_values):
+            if _number(p) is not None and float(p) < level:
+                marked.setdefault((r, c), []).append(symbol)
         explained.append(rf"${symbol}$: {meaning}, $p < {level:g}$.")
 
     counts = [_field(name)[0] in ("wins", "losses", "ties", "topics", "missing")
@@ -135,11 +135,7 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
             text = f"{number:.{decimals}f}"
         if (r, c) in bold:
             text = rf"\textbf{{{text}}}"
-        if (r, c) in daggers:
-            text += r"$^\dagger$"
-        if (r, c) in marked:
-            text += f"$^{marked[r, c]}$"
-        return text
+        return text + "".join(f"$^{symbol}$" for symbol in marked.get((r, c), ()))
 
     numeric = [any(_number(row[c]) is not None for row in rows) for c in range(len(names))]
     spec = "".join("r" if is_number else "l" for is_number in numeric)

@@ -43,3 +43,15 @@ def split_queries(labels, scores, group):
         out.append((labels[start:start + size], scores[start:start + size]))
         start += size
     return out
+
+
+def wait_for_a_unit_file(units, process, seconds=300):
+    """Wait until an experiment's ``units`` folder holds a finished unit's file, while
+    ``process`` (the run) is alive; fail at once if it ends first."""
+    import time
+
+    deadline = time.time() + seconds
+    while not (units.exists() and any(units.glob("*.csv"))):
+        assert process.poll() is None, f"the run ended before any unit: {process.stderr.read()}"
+        assert time.time() < deadline, f"no unit finished within {seconds} s"
+        time.sleep(0.05)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import wait_for_a_unit_file
 from tests.test_experiment import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -183,9 +184,7 @@ def test_ctrl_c_is_one_line(tmp_path):
     (tmp_path / "small.toml").write_text(SMALL)
     process = _lgb_risk("run", "small.toml", "--out", "out", cwd=tmp_path, wait=False)
     units = tmp_path / "out" / "units"
-    deadline = time.time() + 300
-    while time.time() < deadline and not (units.exists() and any(units.glob("*.csv"))):
-        time.sleep(0.05)
+    wait_for_a_unit_file(units, process)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     _one_message(process.returncode, err, 130, "lgb-risk run: interrupted (what is done is "
@@ -226,9 +225,7 @@ def test_a_scheduler_without_workers_then_lost_mid_run(tmp_path):
         run = _lgb_risk("run", "small.toml", "--scheduler", address, "--out", "out",
                         "--wait-for-workers", "60", cwd=tmp_path, wait=False)
         units = tmp_path / "out" / "units"
-        deadline = time.time() + 300
-        while time.time() < deadline and not (units.exists() and any(units.glob("*.csv"))):
-            time.sleep(0.05)
+        wait_for_a_unit_file(units, run)
         scheduler.kill()
         _, err = run.communicate(timeout=120)
         assert run.returncode == 1, err

@@ -17,7 +17,7 @@ from lgb_risk.experiment.protocol import fold_queries, make_split
 from lgb_risk.experiment.runner import run_experiment
 from lgb_risk.experiment.training import make_objective
 from lgb_risk.objectives import OBJECTIVES
-from tests.conftest import SHARED_DATA
+from tests.conftest import SHARED_DATA, wait_for_a_unit_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -92,9 +92,7 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
     killed = _cli("run", config_path, "--out", tmp_path / "killed", "--jobs", "2",
                   cwd=tmp_path)  # on a local Dask cluster
     units = tmp_path / "killed" / "units"
-    deadline = time.time() + 300
-    while time.time() < deadline and not (units.exists() and any(units.glob("*.csv"))):
-        time.sleep(0.05)
+    wait_for_a_unit_file(units, killed)
     killed.send_signal(signal.SIGKILL)
     killed.wait()
     done_before = len(list(units.glob("*.csv")))
@@ -368,9 +366,7 @@ def test_workers_end_when_the_driver_is_killed_and_ctrl_c_says_how_to_resume(tmp
     config_path = _config_file(tmp_path)
     driver = _cli("run", config_path, "--out", tmp_path / "a", "--jobs", "2", cwd=tmp_path)
     units = tmp_path / "a" / "units"
-    deadline = time.time() + 300
-    while time.time() < deadline and not (units.exists() and any(units.glob("*.csv"))):
-        time.sleep(0.05)
+    wait_for_a_unit_file(units, driver)
     workers = [p for p in _descendants(driver.pid)
                if "multiprocessing" in open(f"/proc/{p}/cmdline").read()]
     assert workers, "the run should have worker processes"
@@ -387,9 +383,7 @@ def test_workers_end_when_the_driver_is_killed_and_ctrl_c_says_how_to_resume(tmp
 
     interrupted = _cli("run", config_path, "--out", tmp_path / "b", "--jobs", "2", cwd=tmp_path)
     units = tmp_path / "b" / "units"
-    deadline = time.time() + 300
-    while time.time() < deadline and not (units.exists() and any(units.glob("*.csv"))):
-        time.sleep(0.05)
+    wait_for_a_unit_file(units, interrupted)
     interrupted.send_signal(signal.SIGINT)
     _, err = interrupted.communicate(timeout=60)
     assert interrupted.returncode == 130, err

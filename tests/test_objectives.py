@@ -584,7 +584,7 @@ def test_sorting_from_the_last_calls_order_gives_the_one_stable_order():
     right order, a shuffle, the reverse, which exceeds the insertion budget), the result is the
     stable order by score, ties by index; and a second call's gradients equal a fresh
     objective's."""
-    from lgb_risk._ranking import rank_by_score, rank_by_score_from
+    from lgb_risk._ranking import rank_by_score_from
     from lgb_risk._segments import offsets_from_group
 
     rng = np.random.default_rng(11)
@@ -592,7 +592,8 @@ def test_sorting_from_the_last_calls_order_gives_the_one_stable_order():
         labels, scores, group = random_problem(rng, n_queries=15, max_docs=60,
                                                tie_levels=3 if trial % 2 else None)
         offsets = offsets_from_group(group)
-        want = rank_by_score(scores, labels, offsets)
+        query = np.repeat(np.arange(group.size), group)
+        want = np.lexsort((np.arange(scores.size), -scores, query))  # by query, score, index
         shuffled = np.concatenate([rng.permutation(np.arange(a, b))
                                    for a, b in zip(offsets[:-1], offsets[1:])])
         reverse = np.concatenate([np.arange(b - 1, a - 1, -1)
