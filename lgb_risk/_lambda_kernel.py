@@ -15,7 +15,9 @@ Adding a risk function F takes three local steps:
 2. its multiplier here, registered with ``@multiplier_of(StateType)``: a function
    ``(state, q, delta_m, misordered) -> m`` of the query index q, the signed change ΔM of the
    query's NDCG@k if the pair were swapped, and whether the pair is mis-ordered (its lower
-   document holds the higher label); the paper's rule is m = (F(M + ΔM) − F(M)) / ΔM;
+   document holds the higher label); the paper's rule is m = (F(M + ΔM) − F(M)) / ΔM
+   (``@multiplier_of(StateType, per_query=True)`` where m reads only q: it is then taken once
+   per query);
 3. a class in :mod:`lgb_risk.objectives` whose ``risk_state`` builds the state each iteration.
 
 The built-in multipliers live in this file on purpose: numba's on-disk cache notices edits only
@@ -89,10 +91,15 @@ class LambdaConstants(NamedTuple):
 _MULTIPLIERS: dict = {}
 #: State types registered from other modules -> their own uncached copy of the kernel.
 _FOREIGN_KERNELS: dict = {}
+#: State types whose multiplier is constant over a query (taken once per query).
+_PER_QUERY: set = set()
 
 
-def multiplier_of(state_type):
+def multiplier_of(state_type, *, per_query: bool = False):
     """Register the decorated function as the compiled pair multiplier of ``state_type``.
+
+    ``per_query=True`` declares the multiplier constant over a query (it reads only q): the
+    kernel then calls it once per query, with ΔM = 0, instead of once per pair.
 
     The functions of this module go into the kernel that numba caches on disk; a function of any
     other module gets its own copy of the kernel, compiled in memory now and at every new
@@ -100,6 +107,10 @@ def multiplier_of(state_type):
     used and the library's cache only ever holds the library's own types.
     """
     def register(function):
+        if per_query:
+            _PER_QUERY.add(state_type)
+        else:
+            _PER_QUERY.discard(state_type)
         if function.__module__ == __name__:
             compiled = nb.njit(cache=True)(function)
             _MULTIPLIERS[state_type] = compiled
@@ -134,6 +145,17 @@ def _applies_risk_for_state_type(state):
     return lambda state: applies
 
 
+def per_query(state):
+    """Whether the state's multiplier is constant over a query (a compile-time constant)."""
+    raise NotImplementedError("per_query is called from compiled code only")
+
+
+@overload(per_query, inline="always")
+def _per_query_for_state_type(state):
+    constant = getattr(state, "instance_class", None) in _PER_QUERY
+    return lambda state: constant
+
+
 def for_queries(state, queries: np.ndarray):
     """The state restricted to some training queries (their positions in the training set, in
     the order of a shard's own queries): every array field is per query, every scalar field per
@@ -146,7 +168,7 @@ class NoRisk(NamedTuple):
     """Plain LambdaMART: every multiplier is 1."""
 
 
-@multiplier_of(NoRisk)
+@multiplier_of(NoRisk, per_query=True)
 def _no_risk_multiplier(state, q, delta_m, misordered):
     return 1.0
 
@@ -187,7 +209,7 @@ class FlatRisk(NamedTuple):
     alpha: np.ndarray  # per query: α'_q
 
 
-@multiplier_of(FlatRisk)
+@multiplier_of(FlatRisk, per_query=True)
 def _flat_multiplier(state, q, delta_m, misordered):
     return 1.0 + state.alpha[q]
 
@@ -291,53 +313,66 @@ def _georisk_multiplier(state, q, delta_m, misordered):
 @nb.njit(cache=True)
 def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     """One query's λs and hessians by rank position: ``lab``/``sco`` are its labels and scores in
-    ranked order; ``grad``/``hess`` (float32, zeroed) receive the sums in LightGBM's order."""
+    ranked order; ``grad``/``hess`` (float32, zeroed) receive the sums in LightGBM's order.
+
+    Each document's float32 sums take their terms in LightGBM's order: the upper document i of
+    the inner loop keeps its sums in a register (its terms come in j order, as LightGBM adds
+    them to memory), which spares a store and a load per pair and gives the same bits.
+    """
     cnt = lab.size
     use_norm = const.norm and sco[0] != sco[cnt - 1]
-    gain_table = const.gain_table
     discounts = const.discounts
+    gains = const.gain_table[lab]
     inv = const.inv_max_dcg[q]
     sigmoid = const.sigmoid
     table = const.sigmoid_table
     k = const.risk_k
     inv_idcg_k = const.inv_ideal_dcg_at_k[q]
-    # Multipliers of pairs whose lower document sits at or beyond k depend only on the upper
-    # position and the lower label (ΔM = (g_j - g_i) D_k(i) / IDCG@k): cached per i.
-    by_label = np.empty(gain_table.size)
+    # A multiplier constant over the query is taken once; otherwise multipliers of pairs whose
+    # lower document sits at or beyond k depend only on the upper position and the lower label
+    # (ΔM = (g_j - g_i) D_k(i) / IDCG@k): cached per i.
+    query_mult = pair_multiplier(risk, q, 0.0, False) if per_query(risk) else 1.0
+    by_label = np.empty(const.gain_table.size)
     beyond_k = np.full(2, np.nan)
     sum_lambdas = 0.0
     for i in range(min(cnt - 1, const.truncation)):
         label_i = lab[i]
-        if applies_risk(risk) and i < k:
+        gain_i = gains[i]
+        discount_i = discounts[i]
+        score_i = sco[i]
+        grad_i = grad[i]
+        hess_i = hess[i]
+        if applies_risk(risk) and not per_query(risk) and i < k:
             by_label[:] = np.nan
         for j in range(i + 1, cnt):
             label_j = lab[j]
             if label_i == label_j:
                 continue
-            if label_i > label_j:
-                hi, lo = i, j
+            i_upper = label_i > label_j  # i is the pair's more relevant document
+            if i_upper:
+                delta_score = score_i - sco[j]
+                delta_gain = gain_i - gains[j]
             else:
-                hi, lo = j, i
-            delta_score = sco[hi] - sco[lo]
-            delta = ((gain_table[lab[hi]] - gain_table[lab[lo]])
-                     * abs(discounts[hi] - discounts[lo]) * inv)
+                delta_score = sco[j] - score_i
+                delta_gain = gains[j] - gain_i
+            delta = delta_gain * abs(discount_i - discounts[j]) * inv
             risky = delta
             if applies_risk(risk):
-                misordered = label_j > label_i
-                if j >= k and i >= k:
+                misordered = not i_upper
+                if per_query(risk):
+                    mult = query_mult
+                elif j >= k and i >= k:
                     slot = 1 if misordered else 0
                     if np.isnan(beyond_k[slot]):
                         beyond_k[slot] = pair_multiplier(risk, q, 0.0, misordered)
                     mult = beyond_k[slot]
                 elif j >= k:
                     if np.isnan(by_label[label_j]):
-                        delta_m = ((gain_table[label_j] - gain_table[label_i]) * discounts[i]
-                                   * inv_idcg_k)
+                        delta_m = (gains[j] - gain_i) * discount_i * inv_idcg_k
                         by_label[label_j] = pair_multiplier(risk, q, delta_m, misordered)
                     mult = by_label[label_j]
                 else:
-                    delta_m = ((gain_table[label_j] - gain_table[label_i])
-                               * (discounts[i] - discounts[j]) * inv_idcg_k)
+                    delta_m = (gains[j] - gain_i) * (discount_i - discounts[j]) * inv_idcg_k
                     mult = pair_multiplier(risk, q, delta_m, misordered)
                 risky = delta * mult
             if use_norm:
@@ -354,14 +389,22 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
                 rho = table[int((delta_score - const.sigmoid_low) * const.sigmoid_factor)]
             p_lambda = rho * (-sigmoid * risky)
             p_hessian = rho * (1.0 - rho) * (sigmoid * sigmoid * risky)
-            grad[lo] -= np.float32(p_lambda)
-            hess[lo] += np.float32(p_hessian)
-            grad[hi] += np.float32(p_lambda)
-            hess[hi] += np.float32(p_hessian)
+            lambda32 = np.float32(p_lambda)
+            hessian32 = np.float32(p_hessian)
+            if i_upper:
+                grad_i += lambda32
+                grad[j] -= lambda32
+            else:
+                grad_i -= lambda32
+                grad[j] += lambda32
+            hess_i += hessian32
+            hess[j] += hessian32
             if const.norm_includes_risk:
                 sum_lambdas -= 2.0 * p_lambda
             else:
                 sum_lambdas -= 2.0 * (rho * (-sigmoid * delta))
+        grad[i] = grad_i
+        hess[i] = hess_i
     if const.norm and sum_lambdas > 0.0:
         norm_factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
         for p in range(cnt):

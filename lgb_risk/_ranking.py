@@ -38,45 +38,41 @@ def _argsort_segments(primary, secondary, use_secondary, offsets):
 
 
 @nb.njit(parallel=True, cache=True)
-def _resort_segments(keys, previous, offsets):
-    """The stable ascending order of each segment by ``keys`` (ties by index), found from
-    ``previous`` (any permutation of each segment's indices, e.g. the last iteration's order) by
-    insertion sort, which costs the number of documents out of place; a segment whose insertion
-    sort would move more than 2 n log2 n documents is merge-sorted instead. The result is the
-    one stable order, whatever ``previous`` is."""
-    out = np.empty(keys.size, np.int64)
+def _rerank_segments(scores, order, offsets):
+    """Put each segment of ``order`` (any permutation of the segment's indices, e.g. the last
+    iteration's ranking) in place into the stable descending order by ``scores`` (ties by
+    index), by insertion sort, which costs the number of documents out of place; a segment
+    whose insertion sort would move more than 2 n log2 n documents is merge-sorted instead.
+    The result is the one stable order, whatever ``order`` held."""
     for q in nb.prange(offsets.size - 1):
         a = offsets[q]
         b = offsets[q + 1]
         n = b - a
-        for i in range(a, b):
-            out[i] = previous[i]
         budget = 2 * n * max(1, int(math.log2(max(n, 2))))
         moves = 0
         for i in range(a + 1, b):
-            d = out[i]
-            key = keys[d]
+            d = order[i]
+            score = scores[d]
             j = i - 1
-            while j >= a and (keys[out[j]] > key or (keys[out[j]] == key and out[j] > d)):
-                out[j + 1] = out[j]
+            while j >= a and (scores[order[j]] < score
+                              or (scores[order[j]] == score and order[j] > d)):
+                order[j + 1] = order[j]
                 j -= 1
                 moves += 1
-            out[j + 1] = d
+            order[j + 1] = d
             if moves > budget:
                 break
         if moves > budget:
-            order = np.argsort(keys[a:b], kind="mergesort")
+            ranked = np.argsort(-scores[a:b], kind="mergesort")
             for i in range(n):
-                out[a + i] = a + order[i]
-    return out
+                order[a + i] = a + ranked[i]
 
 
-def rank_by_score_from(scores: np.ndarray, previous: np.ndarray,
-                       offsets: np.ndarray) -> np.ndarray:
-    """:func:`rank_by_score` (stable ties) starting from ``previous``, a per-query permutation
-    such as the last call's result: the same order, found faster where few documents moved
-    (training's later iterations)."""
-    return _resort_segments(-scores, previous, offsets)
+def rerank_by_score(scores: np.ndarray, order: np.ndarray, offsets: np.ndarray) -> None:
+    """:func:`rank_by_score` (stable ties) computed in place in ``order``, a per-query
+    permutation such as the last call's ranking: the same order, found faster where few
+    documents moved (training's later iterations), with no new array."""
+    _rerank_segments(scores, order, offsets)
 
 
 def rank_by_score(scores: np.ndarray, labels: np.ndarray, offsets: np.ndarray,
@@ -138,6 +134,22 @@ def top_k_by_score(scores: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarra
 def top_k_by_label(labels: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray:
     """(n_queries, k) flat indices of each query's k highest labels (the ideal ranking's top)."""
     return _top_k_segments(labels.astype(np.float64), offsets, k)
+
+
+@nb.njit(parallel=True, cache=True)
+def dcg_at_k_of_order(order, offsets, labels, gain_table, discounts, k):
+    """DCG@k of each query ranked by ``order`` (flat, as :func:`rank_by_score` returns), the
+    gains ``gain_table[labels]``, summed in rank order as
+    :func:`lgb_risk.metrics.dcg_of_ranking` sums; only each query's first k documents are
+    read."""
+    out = np.zeros(offsets.size - 1)
+    for q in nb.prange(offsets.size - 1):
+        a = offsets[q]
+        total = 0.0
+        for p in range(min(k, offsets[q + 1] - a)):
+            total += gain_table[labels[order[a + p]]] * discounts[p]
+        out[q] = total
+    return out
 
 
 @nb.njit(parallel=True, cache=True)

@@ -68,8 +68,8 @@ import numpy as np
 from lgb_risk import _lambda_kernel as kernel
 from lgb_risk import _xgboost, metrics, risk
 from lgb_risk._distributions import normal_cdf
-from lgb_risk._ranking import rank_by_score, rank_by_score_from
-from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
+from lgb_risk._ranking import dcg_at_k_of_order, rank_by_score, rerank_by_score
+from lgb_risk._segments import offsets_from_group
 from lgb_risk._validation import (
     check_alpha,
     check_choice,
@@ -114,13 +114,11 @@ class _Setup:
     group: np.ndarray
     offsets: np.ndarray
     weights: np.ndarray  # float32, or empty
-    positions: np.ndarray  # 0-based position of every flat slot within its query
-    query_index: np.ndarray  # query of every flat slot
     constants: kernel.LambdaConstants
     given: tuple  # copies of (labels, group, weight) as given, to recognise the same data
-    #: The last call's ranking, where the next call's sort starts (the same order comes out,
+    #: The last call's ranking, re-sorted in place by the next call (the same order comes out,
     #: found faster: few documents move between iterations).
-    last_order: np.ndarray | None = None
+    order: np.ndarray | None = None
 
     def matches(self, labels, group, weight) -> bool:
         """Whether these inputs are the ones the setup was derived from."""
@@ -286,13 +284,15 @@ class LambdaMART:
         if scores.shape != setup.labels.shape:
             raise ValueError(f"predictions have shape {scores.shape}, the training set has "
                              f"{setup.labels.size} documents")
-        bad = np.flatnonzero(~np.isfinite(scores))
-        if bad.size:
-            raise ValueError(f"prediction {int(bad[0])} is {float(scores[bad[0]])}: predictions "
-                             "must be finite (a diverging model? lower the learning rate)")
-        order = (rank_by_score(scores, setup.labels, setup.offsets) if setup.last_order is None
-                 else rank_by_score_from(scores, setup.last_order, setup.offsets))
-        setup.last_order = order
+        if scores.size and not (np.isfinite(scores.min()) and np.isfinite(scores.max())):
+            bad = int(np.flatnonzero(~np.isfinite(scores))[0])  # NaN or ±inf makes min or max so
+            raise ValueError(f"prediction {bad} is {float(scores[bad])}: predictions must be "
+                             "finite (a diverging model? lower the learning rate)")
+        if setup.order is None:
+            setup.order = rank_by_score(scores, setup.labels, setup.offsets)
+        else:
+            rerank_by_score(scores, setup.order, setup.offsets)
+        order = setup.order
         ranking = kernel.Ranking(scores, setup.labels, order, setup.offsets, setup.weights)
         return kernel.lambdarank_gradients(ranking, setup.constants,
                                            self._iteration_state(scores, order, setup))
@@ -356,9 +356,7 @@ class LambdaMART:
             inv_ideal_dcg_at_k=(_inverse(metrics.ideal_dcg(y, g, k, label_gain=gain_table))
                                 if k else np.zeros(g.size)))
         setup = _Setup(
-            labels=y, group=g, offsets=offsets_from_group(g), weights=w,
-            positions=positions_in_query(g), query_index=query_of_document(g),
-            constants=constants,
+            labels=y, group=g, offsets=offsets_from_group(g), weights=w, constants=constants,
             given=tuple(None if v is None else np.array(v, copy=True)
                         for v in (labels, group, weight)),
         )
@@ -432,10 +430,10 @@ class _RiskSensitive(LambdaMART):
 
     def _model_ndcg(self, order, setup) -> np.ndarray:
         """NDCG@k of the current ranking of every training query (0 where IDCG@k = 0)."""
-        ranked_gains = setup.constants.gain_table[setup.labels[order]]
-        dcg = metrics.dcg_of_ranking(ranked_gains, setup.positions, setup.query_index,
-                                     setup.group.size, self.k)
-        return dcg * setup.constants.inv_ideal_dcg_at_k
+        const = setup.constants
+        dcg = dcg_at_k_of_order(order, setup.offsets, setup.labels, const.gain_table,
+                                const.discounts, int(self.k))
+        return dcg * const.inv_ideal_dcg_at_k
 
     def _baseline_matrix(self, n_queries: int) -> np.ndarray:
         """Baseline effectiveness aligned to the training queries: (n_queries, n_systems)."""

@@ -98,3 +98,39 @@ def test_registering_again_in_the_same_process_replaces_the_multiplier():
         kernel.multiplier_of(Constant)(lambda state, q, delta_m, misordered, f=factor: f)
         grad = ConstantUCRO(baseline=np.zeros(2)).gradients(scores, labels, group)[0]
         np.testing.assert_allclose(grad[moved] / plain[moved], factor, rtol=1e-6)
+
+
+def test_a_multiplier_declared_per_query_gives_the_per_pair_results():
+    """``per_query=True`` makes the kernel call the multiplier once per query instead of once
+    per pair: for a multiplier that reads only q, the gradients are bit for bit the same, and
+    each query's λs are its LambdaMART λs times that query's factor (lambdarank_norm off)."""
+    from typing import NamedTuple
+
+    from lgb_risk import UCRO, LambdaMART
+    from lgb_risk import _lambda_kernel as kernel
+
+    class ByQuery(NamedTuple):
+        """Query q's pairs weighted by factor[q]."""
+
+        factor: np.ndarray
+
+    class ByQueryUCRO(UCRO):
+        def risk_state(self, model_ndcg, initial):
+            return ByQuery(factor=np.arange(1.0, model_ndcg.size + 1))
+
+    rng = np.random.default_rng(3)
+    group = rng.integers(2, 40, 25)
+    labels, scores = rng.integers(0, 5, group.sum()), rng.normal(size=group.sum())
+    query = np.repeat(np.arange(group.size), group)
+    got = {}
+    for per_query in (False, True):
+        kernel.multiplier_of(ByQuery, per_query=per_query)(
+            lambda state, q, delta_m, misordered: state.factor[q])
+        got[per_query] = ByQueryUCRO(baseline=np.zeros(group.size), lambdarank_norm=False,
+                                     ).gradients(scores, labels, group)
+    for per_pair, once in zip(got[False], got[True]):
+        np.testing.assert_array_equal(per_pair, once)
+    plain = LambdaMART(lambdarank_norm=False).gradients(scores, labels, group)[0]
+    # float32 sums: a document whose terms cancel carries rounding of the terms' size
+    np.testing.assert_allclose(got[True][0], plain * (query + 1.0), rtol=1e-5,
+                               atol=1e-6 * np.abs(got[True][0]).max())
