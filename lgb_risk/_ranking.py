@@ -98,30 +98,36 @@ def rank_by_label(labels: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 
+@nb.njit(cache=True)
+def _select_top_k(keys, a, b, top):
+    """Fill ``top`` (k slots, -1 filled) with the flat indices of the k largest keys of the
+    segment [a, b), largest first, equal keys in input order (as a stable sort by descending
+    key); slots beyond a shorter segment stay -1. O(n k) worst case, about O(n) when few keys
+    displace the current k."""
+    size = min(top.size, b - a)
+    count = 0
+    for i in range(a, b):
+        key = keys[i]
+        if count < size:
+            j = count
+            count += 1
+        elif key > keys[top[size - 1]]:
+            j = size - 1
+        else:
+            continue
+        while j > 0 and keys[top[j - 1]] < key:
+            top[j] = top[j - 1]
+            j -= 1
+        top[j] = i
+
+
 @nb.njit(parallel=True, cache=True)
 def _top_k_segments(keys, offsets, k):
-    """Per segment, the flat indices of its k largest keys, largest first, equal keys in input
-    order (as a stable sort by descending key); -1 pads segments shorter than k. O(n k) worst
-    case, about O(n) when few keys displace the current k."""
+    """Per segment, :func:`_select_top_k` of its keys: an (n_segments, k) array."""
     n_segments = offsets.size - 1
     out = np.full((n_segments, k), -1, np.int64)
     for q in nb.prange(n_segments):
-        top = out[q]
-        size = min(k, offsets[q + 1] - offsets[q])
-        count = 0
-        for i in range(offsets[q], offsets[q + 1]):
-            key = keys[i]
-            if count < size:
-                j = count
-                count += 1
-            elif key > keys[top[size - 1]]:
-                j = size - 1
-            else:
-                continue
-            while j > 0 and keys[top[j - 1]] < key:
-                top[j] = top[j - 1]
-                j -= 1
-            top[j] = i
+        _select_top_k(keys, offsets[q], offsets[q + 1], out[q])
     return out
 
 
@@ -133,36 +139,57 @@ def top_k_by_score(scores: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarra
 
 def top_k_by_label(labels: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray:
     """(n_queries, k) flat indices of each query's k highest labels (the ideal ranking's top)."""
-    return _top_k_segments(labels.astype(np.float64), offsets, k)
+    return _top_k_segments(labels, offsets, k)
+
+
+@nb.njit(cache=True)
+def _dcg_of_selected(top, gain_index, gain_table, discounts):
+    """DCG of selected documents in rank order (``top``, -1 padded), document d's gain being
+    ``gain_table[gain_index[d]]`` (its label's gain, or its own where ``gain_index`` counts the
+    documents); summed in rank order as :func:`lgb_risk.metrics.dcg_of_ranking` sums."""
+    total = 0.0
+    for p in range(top.size):
+        d = top[p]
+        if d < 0:
+            break
+        total += gain_table[gain_index[d]] * discounts[p]
+    return total
 
 
 @nb.njit(parallel=True, cache=True)
 def dcg_at_k_of_order(order, offsets, labels, gain_table, discounts, k):
-    """DCG@k of each query ranked by ``order`` (flat, as :func:`rank_by_score` returns), the
-    gains ``gain_table[labels]``, summed in rank order as
-    :func:`lgb_risk.metrics.dcg_of_ranking` sums; only each query's first k documents are
-    read."""
+    """DCG@k of each query ranked by ``order`` (flat, as :func:`rank_by_score` returns); only
+    each query's first k documents are read."""
     out = np.zeros(offsets.size - 1)
     for q in nb.prange(offsets.size - 1):
         a = offsets[q]
-        total = 0.0
-        for p in range(min(k, offsets[q + 1] - a)):
-            total += gain_table[labels[order[a + p]]] * discounts[p]
-        out[q] = total
+        first = order[a:min(a + k, offsets[q + 1])]
+        out[q] = _dcg_of_selected(first, labels, gain_table, discounts)
     return out
 
 
 @nb.njit(parallel=True, cache=True)
-def dcg_of_top(top, gain_of_document, discounts):
-    """DCG of each query's selected top documents (rows of ``top``, -1 padded), summed in rank
-    order as :func:`lgb_risk.metrics.dcg_of_ranking` sums."""
+def dcg_of_top(top, gain_index, gain_table, discounts):
+    """DCG of each query's selected top documents (rows of ``top``, -1 padded)."""
     out = np.zeros(top.shape[0])
     for q in nb.prange(top.shape[0]):
-        total = 0.0
-        for p in range(top.shape[1]):
-            d = top[q, p]
-            if d < 0:
-                break
-            total += gain_of_document[d] * discounts[p]
-        out[q] = total
+        out[q] = _dcg_of_selected(top[q], gain_index, gain_table, discounts)
     return out
+
+
+@nb.njit(parallel=True, cache=True)
+def dcg_and_ideal_at_k(scores, labels, offsets, k, gain_index, gain_table, discounts):
+    """Per query, DCG@k of the ranking by score (stable ties) and IDCG@k, in one pass over the
+    documents: the values of :func:`dcg_of_top` on :func:`top_k_by_score` and on
+    :func:`top_k_by_label`, without their (n_queries, k) arrays."""
+    n_queries = offsets.size - 1
+    dcg = np.zeros(n_queries)
+    ideal = np.zeros(n_queries)
+    for q in nb.prange(n_queries):
+        top = np.full(k, -1, np.int64)
+        _select_top_k(scores, offsets[q], offsets[q + 1], top)
+        dcg[q] = _dcg_of_selected(top, gain_index, gain_table, discounts)
+        top[:] = -1
+        _select_top_k(labels, offsets[q], offsets[q + 1], top)
+        ideal[q] = _dcg_of_selected(top, gain_index, gain_table, discounts)
+    return dcg, ideal

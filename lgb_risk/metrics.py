@@ -86,6 +86,26 @@ def gains(labels: np.ndarray, label_gain: str | ArrayLike | None = None) -> np.n
     return table[labels]
 
 
+#: Labels up to this get a gain table (one gain per label value) in the top-k kernels.
+_GAIN_TABLE_LIMIT = 1 << 16
+
+
+def _gain_lookup(labels: np.ndarray,
+                 label_gain: str | ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
+    """(index, table) with document d's :func:`gains` value at ``table[index[d]]``: a table
+    of the labels 0 .. max(labels) indexed by label, or past :data:`_GAIN_TABLE_LIMIT` each
+    document's own gain. Raises as :func:`gains` does, naming the first document whose label
+    has no gain."""
+    highest = int(labels.max()) if labels.size else 0
+    if highest > _GAIN_TABLE_LIMIT:
+        return np.arange(labels.size), gains(labels, label_gain)
+    try:
+        return labels, gains(np.arange(highest + 1), label_gain)
+    except ValueError:
+        gains(labels, label_gain)  # the same error, naming the document
+        raise
+
+
 _DISCOUNTS = {"log2": np.empty(0), "letor": np.empty(0)}
 
 
@@ -190,11 +210,11 @@ def _empty_value(empty):
 
 def _dcg(y, s, g, off, k, conv):
     """DCG@k of validated inputs under a resolved convention."""
-    gain_of_document = gains(y, conv.label_gain)
     if _selects_top_k(s, k, conv.ties):
         kernels = _kernels()
-        return kernels.dcg_of_top(kernels.top_k_by_score(s, off, k), gain_of_document,
-                                  _discounts(k, conv.discount))
+        return kernels.dcg_of_top(kernels.top_k_by_score(s, off, k),
+                                  *_gain_lookup(y, conv.label_gain), _discounts(k, conv.discount))
+    gain_of_document = gains(y, conv.label_gain)
     order = _rank(y, s, off, conv.ties)
     pos = positions_in_query(g)
     qid = query_of_document(g)
@@ -206,11 +226,11 @@ def _dcg(y, s, g, off, k, conv):
 
 def _ideal_dcg(y, g, off, k, conv):
     """IDCG@k of validated labels under a resolved convention."""
-    gain_of_document = gains(y, conv.label_gain)
     kernels = _kernels()
     if k is not None and k <= TOP_K_LIMIT:
-        return kernels.dcg_of_top(kernels.top_k_by_label(y, off, k), gain_of_document,
-                                  _discounts(k, conv.discount))
+        return kernels.dcg_of_top(kernels.top_k_by_label(y, off, k),
+                                  *_gain_lookup(y, conv.label_gain), _discounts(k, conv.discount))
+    gain_of_document = gains(y, conv.label_gain)
     order = kernels.rank_by_label(y, off)
     qid = query_of_document(g)
     return dcg_of_ranking(gain_of_document[order], positions_in_query(g), qid, g.size, k,
@@ -295,10 +315,13 @@ def ndcg(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int |
     conv = resolve(convention, ties=ties, empty=empty, short=short, label_gain=label_gain,
                    discount=discount)
     y, s, g, off, k = _validated(labels, scores, group, k, conv)
-    num = _dcg(y, s, g, off, k, conv)
-    if ideal is None:
-        den = _ideal_dcg(y, g, off, k, conv)
+    if ideal is None and _selects_top_k(s, k, conv.ties):  # both in one pass
+        num, den = _kernels().dcg_and_ideal_at_k(s, y, off, k, *_gain_lookup(y, conv.label_gain),
+                                                 _discounts(k, conv.discount))
+    elif ideal is None:
+        num, den = _dcg(y, s, g, off, k, conv), _ideal_dcg(y, g, off, k, conv)
     else:
+        num = _dcg(y, s, g, off, k, conv)
         den = np.asarray(ideal, dtype=np.float64)
         if den.shape != num.shape or np.any(~np.isfinite(den)) or np.any(den < 0):
             raise ValueError(

@@ -162,10 +162,32 @@ def test_ue_normalisation_formulas():
     (lambda: metrics.ndcg([1, 0, 1], [0.1, 0.2, 0.3], [3], ties="random"), "ties must be"),
     (lambda: metrics.err([5, 0], [0.1, 0.2], [2], max_label=4), "exceeds max_label=4"),
     (lambda: metrics.ndcg([3, 0], [0.1, 0.2], [2], label_gain=[0, 1]), "no entry in label_gain"),
+    (lambda: metrics.ndcg([0, 1, 2, 0], [0.1, 0.2, 0.3, 0.4], [4], label_gain=[0, 1]),
+     "label 2 at position 2 has no entry"),
 ])
 def test_bad_input_is_a_specific_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("label_gain", ["linear", "a table"])
+def test_labels_beyond_the_gain_table_limit_keep_their_gains(label_gain):
+    """Labels past the top-k kernels' gain table (one entry per label value, up to 65,536) are
+    scored with each document's own gain: NDCG and DCG as the naive loop has them."""
+    labels = np.array([70_000, 0, 3, 1, 5, 2, 0, 100_000])
+    scores = np.array([0.1, 0.9, 0.5, 0.3, 0.2, 0.8, 0.4, 0.7])
+    group = [5, 3]
+    table = np.sqrt(np.arange(100_001.0))
+    if label_gain == "linear":
+        table = np.arange(100_001.0)
+    else:
+        label_gain = table
+    got = metrics.ndcg(labels, scores, group, 3, label_gain=label_gain)
+    got_dcg = metrics.dcg(labels, scores, group, 3, label_gain=label_gain)
+    for q, (y, s) in enumerate(split_queries(labels, scores, group)):
+        assert got[q] == pytest.approx(naive.ndcg(y, s, 3, label_gain=table), rel=1e-12)
+        want_dcg = naive.dcg(naive.ranked_labels(y, s, "stable"), 3, table)
+        assert got_dcg[q] == pytest.approx(want_dcg, rel=1e-12)
 
 
 @pytest.mark.parametrize("k", [1, 4, 30])
