@@ -333,7 +333,11 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     # (ΔM = (g_j - g_i) D_k(i) / IDCG@k): cached per i.
     query_mult = pair_multiplier(risk, q, 0.0, False) if per_query(risk) else 1.0
     by_label = np.empty(const.gain_table.size)
-    beyond_k = np.full(2, np.nan)
+    # Pairs whose both documents sit at or beyond k: ΔM = 0, one multiplier per pair order.
+    beyond_ordered = beyond_misordered = query_mult
+    if applies_risk(risk) and not per_query(risk) and cnt > k:
+        beyond_ordered = pair_multiplier(risk, q, 0.0, False)
+        beyond_misordered = pair_multiplier(risk, q, 0.0, True)
     sum_lambdas = 0.0
     for i in range(min(cnt - 1, const.truncation)):
         label_i = lab[i]
@@ -361,11 +365,8 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
                 misordered = not i_upper
                 if per_query(risk):
                     mult = query_mult
-                elif j >= k and i >= k:
-                    slot = 1 if misordered else 0
-                    if np.isnan(beyond_k[slot]):
-                        beyond_k[slot] = pair_multiplier(risk, q, 0.0, misordered)
-                    mult = beyond_k[slot]
+                elif i >= k:
+                    mult = beyond_misordered if misordered else beyond_ordered
                 elif j >= k:
                     if np.isnan(by_label[label_j]):
                         delta_m = (gains[j] - gain_i) * discount_i * inv_idcg_k
@@ -389,14 +390,11 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
                 rho = table[int((delta_score - const.sigmoid_low) * const.sigmoid_factor)]
             p_lambda = rho * (-sigmoid * risky)
             p_hessian = rho * (1.0 - rho) * (sigmoid * sigmoid * risky)
-            lambda32 = np.float32(p_lambda)
+            # the upper document gains λ, the lower loses it: x - λ is x + (-λ), bit for bit
+            lambda32 = np.float32(p_lambda) if i_upper else -np.float32(p_lambda)
             hessian32 = np.float32(p_hessian)
-            if i_upper:
-                grad_i += lambda32
-                grad[j] -= lambda32
-            else:
-                grad_i -= lambda32
-                grad[j] += lambda32
+            grad_i += lambda32
+            grad[j] -= lambda32
             hess_i += hessian32
             hess[j] += hessian32
             if const.norm_includes_risk:
