@@ -315,7 +315,7 @@ def ndcg(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int |
     conv = resolve(convention, ties=ties, empty=empty, short=short, label_gain=label_gain,
                    discount=discount)
     y, s, g, off, k = _validated(labels, scores, group, k, conv)
-    if ideal is None and _selects_top_k(s, k, conv.ties):  # both in one pass
+    if ideal is None and k is not None and _selects_top_k(s, k, conv.ties):  # in one pass
         num, den = _kernels().dcg_and_ideal_at_k(s, y, off, k, *_gain_lookup(y, conv.label_gain),
                                                  _discounts(k, conv.discount))
     elif ideal is None:
