@@ -191,6 +191,27 @@ def test_ctrl_c_is_one_line(tmp_path):
                                                "kept: run the same command again to resume)")
 
 
+def test_ctrl_c_inside_a_compiled_kernel_is_an_interruption(collection):
+    """Ctrl-C landing inside a numba kernel comes back as ``SystemError(CPUDispatcher(...)
+    returned a result with an exception set)`` caused by the KeyboardInterrupt (seen once in
+    the test above): the same one line and status 130 as any other Ctrl-C."""
+    fault = """
+        import lgb_risk.trec
+
+        def kernel_interrupted(*args, **kwargs):
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as stop:
+                raise SystemError("CPUDispatcher(<function _cached_kernel>) returned a result "
+                                  "with an exception set") from stop
+
+        lgb_risk.trec.evaluate_files = kernel_interrupted
+    """
+    code, _, err = _lgb_risk("evaluate", "qrels", "run1", cwd=collection, fault=fault)
+    _one_message(code, err, 130, "lgb-risk evaluate: interrupted")
+    assert "SystemError" not in err
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="kills processes by pid")
 def test_a_scheduler_without_workers_then_lost_mid_run(tmp_path):
     pytest.importorskip("distributed")
