@@ -301,9 +301,9 @@ def evaluate_files(qrels_path: str | os.PathLike, run_paths: Sequence[str | os.P
     """Evaluate TREC run files against a qrels file: ``{run name: TopicValues}``.
 
     Runs are named by :func:`lgb_risk.data.run_name` (two runs may not share a name);
-    ``jobs > 1`` reads and evaluates them in that many processes, ``jobs=None`` in
-    :func:`automatic_jobs` processes. Results do not depend on ``jobs``. Options as
-    :func:`evaluate_run`.
+    ``jobs > 1`` reads and evaluates them in that many processes (this one and ``jobs - 1``
+    others), ``jobs=None`` in :func:`automatic_jobs` processes. Results do not depend on
+    ``jobs``. Options as :func:`evaluate_run`.
     """
     for m in measures:
         registry.parse(m)
@@ -317,17 +317,21 @@ def evaluate_files(qrels_path: str | os.PathLike, run_paths: Sequence[str | os.P
     task = (judgments(read_qrels_columns(qrels_path)), list(measures), conv, max_label)
     if jobs is None:
         jobs = automatic_jobs(paths)
-    if jobs > 1 and len(paths) > 1:
+    _set_task(task)
+    jobs = min(jobs, len(paths))
+    if jobs > 1:  # this process evaluates its share while jobs - 1 others do the rest
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with ProcessPoolExecutor(min(jobs, len(paths)), mp_context=context,
-                                 initializer=_set_task, initargs=(task,)) as pool:
-            evaluated = list(pool.map(_evaluate_path, paths))
+        own = len(paths) // jobs
+        with ProcessPoolExecutor(jobs - 1, mp_context=context, initializer=_set_task,
+                                 initargs=(task,)) as pool:
+            others = [pool.submit(_evaluate_path, path) for path in paths[own:]]
+            evaluated = [_evaluate_path(path) for path in paths[:own]]
+            evaluated += [future.result() for future in others]
     else:
-        _set_task(task)
         evaluated = [_evaluate_path(path) for path in paths]
     return dict(zip(names, evaluated))
 

@@ -125,3 +125,26 @@ def test_automatic_jobs_one_process_per_core_for_large_runs_only(tmp_path):
     assert trec.automatic_jobs(large) == min(cores, 3)
     assert trec.automatic_jobs(large[:1]) == 1
     assert trec.automatic_jobs([*large, tmp_path / "absent.txt"]) == 1
+
+
+@pytest.mark.parametrize("jobs", [2, 3, 7])
+def test_evaluating_in_several_processes_gives_each_run_its_own_result(tmp_path, jobs):
+    """With jobs > 1 this process evaluates its share of the runs and worker processes the
+    rest: every run's result is the one-process result, under its own name, in the order
+    given (five runs that differ, so that a mix-up shows)."""
+    qrels = _write(tmp_path / "qrels.txt", "".join(f"{t} 0 d{d} {(t + d) % 3}\n"
+                                                   for t in (1, 2) for d in range(6)))
+    runs = []
+    for r in range(5):
+        lines = [f"{t} Q0 d{d} {p + 1} {10 - p} run{r}\n" for t in (1, 2)
+                 for p, d in enumerate(np.roll(np.arange(6), r + t))]
+        runs.append(_write(tmp_path / f"run{r}.txt", "".join(lines)))
+    one = trec.evaluate_files(qrels, runs, ["ndcg@3", "p@2"], jobs=1)
+    several = trec.evaluate_files(qrels, runs, ["ndcg@3", "p@2"], jobs=jobs)
+    assert list(several) == list(one) == [f"run{r}" for r in range(5)]
+    for name in one:
+        assert several[name].topics == one[name].topics
+        for measure in ("ndcg@3", "p@2"):
+            np.testing.assert_array_equal(several[name].values[measure],
+                                          one[name].values[measure])
+    assert len({tuple(result.values["ndcg@3"]) for result in one.values()}) > 1
