@@ -9,8 +9,10 @@ work: NDCG@20, ERR@20, AP, P@10 and every risk measure against the baseline
 ``rm_cata-filtered`` at α = 0, 1, 5, 10, with its default ``--jobs`` (one process per usable
 core here: the runs total 13 MB) or the ``--jobs`` given. With ``--trec-eval PATH``, the
 ``trec_eval`` binary computes NDCG@20, AP and P@10 of each run (``-m ndcg_cut.20 -m map -m
-P.10``), once per run. ranx and pytrec_eval, where installed, compute NDCG@20, AP and P@10 of
-the eight runs in one Python process (started, imports and reading included, as a command).
+P.10``), once per run; where it is absent, build it from its source
+(https://github.com/usnistgov/trec_eval, ``make CFLAGS='-O2 -I. -DVERSIONID=\\"10.0\\"'``).
+ranx and pytrec_eval, where installed, compute NDCG@20, AP and P@10 of the eight runs in one
+Python process (started, imports and reading included, as a command).
 Every command runs ``--repeats`` times, alternating; the medians and ratios are printed.
 Targets (issue 24): lgb-risk evaluate >= 5x gdeval.pl, and no slower than trec_eval.
 
