@@ -386,8 +386,8 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
                 rho = table[0]
             elif delta_score >= const.sigmoid_high:
                 rho = table[table.size - 1]
-            else:
-                rho = table[int((delta_score - const.sigmoid_low) * const.sigmoid_factor)]
+            else:  # the bin, as an unsigned index (LightGBM's size_t): no wrap-around check
+                rho = table[np.uint64((delta_score - const.sigmoid_low) * const.sigmoid_factor)]
             p_lambda = rho * (-sigmoid * risky)
             p_hessian = rho * (1.0 - rho) * (sigmoid * sigmoid * risky)
             # the upper document gains λ, the lower loses it: x - λ is x + (-λ), bit for bit
