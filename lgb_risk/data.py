@@ -82,17 +82,34 @@ class QrelsColumns(NamedTuple):
 
 _RUN_LAYOUT = "QID Q0 DOCNO RANK SCORE RUNID"
 _QRELS_LAYOUT = "QID ITERATION DOCNO GRADE"
-#: Widths of the fast reader's text fields: a longer topic or document id goes to the exact
-#: line-by-line reader (which has no limit); Q0, ITERATION and RUNID are checked for presence only.
-_ID_WIDTH, _DOCNO_WIDTH = 32, 96
+#: Widths of the fast reader's text fields (topic id, document id), narrow first: the narrower,
+#: the less memory the table takes and the faster it is read. An id that fills its field may have
+#: been cut, so the next widths are tried; an id too long for the last goes to the exact
+#: line-by-line reader (which has no limit). Q0, ITERATION and RUNID are checked for presence only.
+_ID_WIDTHS = ((16, 48), (64, 256))
 
 
 def _fast_columns(path, layout):
     """Whole-file parse in numpy's C reader; None where it cannot vouch for the result (a
-    malformed line, an id at the width limit): the caller then reads line by line."""
+    malformed line, an id too long for every field width): the caller then reads line by
+    line."""
+    for topic_width, docno_width in _ID_WIDTHS:
+        table = _loaded_table(path, layout, topic_width, docno_width)
+        if table is None:
+            return None
+        raw = table.view(np.uint8).reshape(table.size, table.dtype.itemsize)
+        if not any(raw[:, table.dtype.fields[name][1] + width - 1].any()
+                   for name, width in (("topic", topic_width), ("docno", docno_width))):
+            return table
+    return None
+
+
+def _loaded_table(path, layout, topic_width, docno_width):
+    """The file as a structured array, or None for a line numpy's reader refuses or warns of,
+    an empty file, or a non-finite score."""
     import warnings
 
-    kinds = {"QID": ("topic", f"S{_ID_WIDTH}"), "DOCNO": ("docno", f"S{_DOCNO_WIDTH}"),
+    kinds = {"QID": ("topic", f"S{topic_width}"), "DOCNO": ("docno", f"S{docno_width}"),
              "RANK": ("rank", "i8"), "SCORE": ("score", "f8"), "GRADE": ("grade", "i8")}
     dtype = np.dtype([kinds.get(name, (name.lower(), "S1")) for name in layout.split()])
     try:
@@ -103,13 +120,9 @@ def _fast_columns(path, layout):
         return None
     if table.size == 0:
         return None
-    raw = table.view(np.uint8).reshape(table.size, dtype.itemsize)
-    for name, width in (("topic", _ID_WIDTH), ("docno", _DOCNO_WIDTH)):
-        if raw[:, dtype.fields[name][1] + width - 1].any():
-            return None  # an id fills its field: it may have been cut
     if "score" in dtype.names and not np.all(np.isfinite(table["score"])):
         return None
-    return table, table["docno"].tolist()
+    return table
 
 
 def _exact_columns(path, layout: str, numeric: dict, what: str):
@@ -181,10 +194,9 @@ def _read_trec(path, layout: str, numeric: dict, what: str):
     p = os.fspath(path)
     if not os.path.isfile(p):
         raise FileNotFoundError(f"no such file: {p}")
-    fast = _fast_columns(p, layout)
-    if fast is not None:
-        table, docno = fast
-        topic = table["topic"]
+    table = _fast_columns(p, layout)
+    if table is not None:
+        topic, docno = table["topic"], table["docno"].tolist()
         values = {name: table[name.lower()] for name in numeric}
     else:
         topics, docno, lists, _ = _exact_columns(p, layout, numeric, what)

@@ -118,7 +118,7 @@ def _discounts(length: int, discount: str = "log2") -> np.ndarray:
     """
     table = _DISCOUNTS[discount]
     if table.size < length:
-        size = max(length, 10_000)
+        size = max(length, 2 * table.size, 1024)
         shift = 2.0 if discount == "log2" else 1.0
         table = np.array([1.0 / math.log2(max(p + shift, 2.0)) for p in range(size)])
         _DISCOUNTS[discount] = table
@@ -391,16 +391,19 @@ def _precision_terms(labels, scores, group, k, conv) -> _BinaryRanking:
     if conv.ties == "average":
         raise ValueError("ties='average' (the sklearn convention's) is defined for DCG and NDCG "
                          "only; pass ties='stable', 'pessimistic' or 'optimistic'")
-    y, s, g, off, k, order = _prepare(labels, scores, group, k, conv)
-    rel = (y[order] >= conv.relevance_level).astype(np.float64)
-    pos = positions_in_query(g)
-    hits = np.cumsum(rel)
-    hits_before_query = np.repeat(np.concatenate(([0.0], hits))[off[:-1]], g)
-    precision = (hits - hits_before_query) / (pos + 1)
-    keep = pos < _cutoff(k, g)
+    y, s, g, _, k, order = _prepare(labels, scores, group, k, conv)
+    relevant = y[order] >= conv.relevance_level
     qid = query_of_document(g)
-    n_relevant = np.bincount(qid, weights=rel, minlength=g.size)
-    return _BinaryRanking(rel[keep], precision[keep], qid[keep], pos[keep], g.size, n_relevant, g)
+    n_relevant = np.bincount(qid, weights=relevant, minlength=g.size)
+    pos = positions_in_query(g)
+    keep = pos < _cutoff(k, g)  # each query's first min(k, n_q) positions
+    rel, pos, qid = relevant[keep].astype(np.float64), pos[keep], qid[keep]
+    kept_group = np.minimum(g, _cutoff(k, g))
+    hits = np.cumsum(rel)
+    query_start = offsets_from_group(kept_group)[:-1]
+    hits_before_query = np.repeat(np.concatenate(([0.0], hits))[query_start], kept_group)
+    precision = (hits - hits_before_query) / (pos + 1)
+    return _BinaryRanking(rel, precision, qid, pos, g.size, n_relevant, g)
 
 
 def _relevant_totals(in_list, n_relevant):

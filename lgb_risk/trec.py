@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from lgb_risk import measures as registry
+from lgb_risk._forked import can_fork, map_in_forks
 from lgb_risk._machine import usable_cores
 from lgb_risk.conventions import resolve
 from lgb_risk.data import QrelsColumns, RunColumns, read_qrels_columns, read_run_columns, run_name
@@ -115,6 +116,15 @@ class TopicValues(NamedTuple):
     unscored: list
 
 
+def _rank_order(code: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Documents by topic code, then score descending: the identity where the run file lists
+    them so already (as TREC runs do), a sort otherwise. Ties are left in file order."""
+    same_topic = code[1:] == code[:-1]
+    if np.all(code[1:] >= code[:-1]) and np.all(~same_topic | (score[1:] <= score[:-1])):
+        return np.arange(code.size)
+    return np.lexsort((-score, code))
+
+
 def _break_ties_by_docno(order, code, score, docno, kept) -> None:
     """Reorder, in place, each block of ``order`` with equal (topic, score) by DOCNO descending,
     as trec_eval and gdeval break ties (``docno[kept[i]]`` is the id of document i)."""
@@ -127,7 +137,9 @@ def _break_ties_by_docno(order, code, score, docno, kept) -> None:
     in_block[:-1] |= same
     slots = np.flatnonzero(in_block)  # positions of tied documents, in (topic, score) order
     members = order[slots]
-    _, docno_rank = np.unique(np.array([docno[kept[i]] for i in members]), return_inverse=True)
+    names = [docno[i] for i in kept[members].tolist()]
+    docno_rank = np.empty(len(names), dtype=np.int64)  # byte order, as the tools compare
+    docno_rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
     order[slots] = members[np.lexsort((-docno_rank, -score[members], code[members]))]
 
 
@@ -173,7 +185,7 @@ def evaluate_columns(judged: Judgments, run: RunColumns,
     score = np.asarray(run.score, dtype=np.float64)[kept]
     if conv.score_dtype == "float32":
         score = score.astype(np.float32).astype(np.float64)
-    order = np.lexsort((-score, code))
+    order = _rank_order(code, score)
     _break_ties_by_docno(order, code, score, run.docno, kept)
     labels = grade[order]
     pool = [judged.pool[t] for t in encoded]
@@ -264,21 +276,6 @@ def evaluate_run(qrels: Any, run: Any, measures: Sequence[str] = ("ndcg@20", "er
     return frame
 
 
-_TASK = None
-
-
-def _set_task(task) -> None:
-    """The judgments and options every run is evaluated with (set once per worker process)."""
-    global _TASK
-    _TASK = task
-
-
-def _evaluate_path(path):
-    judged, measures, conv, max_label = _TASK
-    return evaluate_columns(judged, read_run_columns(path), measures, convention=conv,
-                            max_label=max_label)
-
-
 #: Below this many bytes of runs in all, one process evaluates them faster than several start.
 PARALLEL_FROM_BYTES = 4_000_000
 
@@ -301,9 +298,11 @@ def evaluate_files(qrels_path: str | os.PathLike, run_paths: Sequence[str | os.P
     """Evaluate TREC run files against a qrels file: ``{run name: TopicValues}``.
 
     Runs are named by :func:`lgb_risk.data.run_name` (two runs may not share a name);
-    ``jobs > 1`` reads and evaluates them in that many processes (this one and ``jobs - 1``
-    others), ``jobs=None`` in :func:`automatic_jobs` processes. Results do not depend on
-    ``jobs``. Options as :func:`evaluate_run`.
+    ``jobs > 1`` reads and evaluates them in that many processes, this one and ``jobs - 1``
+    forked copies of it, each with a share of the runs balanced by file size (on platforms
+    without ``os.fork``, such as Windows, in this process only); ``jobs=None`` in
+    :func:`automatic_jobs` processes. Results do not depend on ``jobs``. Options as
+    :func:`evaluate_run`.
     """
     for m in measures:
         registry.parse(m)
@@ -314,26 +313,37 @@ def evaluate_files(qrels_path: str | os.PathLike, run_paths: Sequence[str | os.P
     if duplicated:
         raise ValueError(f"two runs share the name {sorted(duplicated)[0]!r} (runs are named by "
                          "file name without extension); rename one")
-    task = (judgments(read_qrels_columns(qrels_path)), list(measures), conv, max_label)
+    judged = judgments(read_qrels_columns(qrels_path))
+
+    def evaluate_share(share: list[str]) -> list[TopicValues]:
+        return [evaluate_columns(judged, read_run_columns(path), measures, convention=conv,
+                                 max_label=max_label) for path in share]
+
     if jobs is None:
         jobs = automatic_jobs(paths)
-    _set_task(task)
-    jobs = min(jobs, len(paths))
-    if jobs > 1:  # this process evaluates its share while jobs - 1 others do the rest
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+    shares = _shares_by_size(paths, min(jobs, len(paths)) if can_fork() else 1)
+    evaluated: dict[int, TopicValues] = {}
+    share_paths = [[str(paths[i]) for i in share] for share in shares]
+    for share, results in zip(shares, map_in_forks(evaluate_share, share_paths)):
+        evaluated.update(zip(share, results))
+    return {name: evaluated[i] for i, name in enumerate(names)}
 
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        own = len(paths) // jobs
-        with ProcessPoolExecutor(jobs - 1, mp_context=context, initializer=_set_task,
-                                 initargs=(task,)) as pool:
-            others = [pool.submit(_evaluate_path, path) for path in paths[own:]]
-            evaluated = [_evaluate_path(path) for path in paths[:own]]
-            evaluated += [future.result() for future in others]
-    else:
-        evaluated = [_evaluate_path(path) for path in paths]
-    return dict(zip(names, evaluated))
+
+def _shares_by_size(paths: Sequence[Path], jobs: int) -> list[list[int]]:
+    """The runs (indices into ``paths``) each of ``jobs`` processes evaluates, balanced by file
+    size: the largest run next goes to the process with the fewest bytes so far. The first
+    share is this process's: on an equal split it gets the smaller one, as it also gathers
+    the others' results."""
+    if jobs <= 1:
+        return [list(range(len(paths)))]
+    sizes = [p.stat().st_size if p.is_file() else 0 for p in paths]
+    shares: list[list[int]] = [[] for _ in range(jobs)]
+    load = [0] * jobs
+    for i in sorted(range(len(paths)), key=lambda i: -sizes[i]):
+        lightest = min(range(jobs), key=lambda j: (load[j], -j))
+        shares[lightest].append(i)
+        load[lightest] += sizes[i]
+    return [sorted(share) for share in shares if share]
 
 
 def per_topic_table(results: dict, measures: Sequence[str]) -> dict:

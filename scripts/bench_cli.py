@@ -4,10 +4,10 @@
 gdeval.pl (the TREC Web track's evaluation script, not distributed with lgb_risk: pass its path;
 both the TREC version, ``gdeval.pl [-k K] qrels run``, and version 1.2a that ships with
 ir_measures, ``gdeval.pl qrels run k``, are recognised by their usage line) is run once per run
-at @20, as one evaluates eight runs with it; ``lgb-risk evaluate`` once for all eight, with more
-work: NDCG@20, ERR@20, AP, P@10 and every risk measure against the baseline
-``rm_cata-filtered`` at α = 0, 1, 5, 10, with its default ``--jobs`` (one process per usable
-core here: the runs total 13 MB) or the ``--jobs`` given. With ``--trec-eval PATH``, the
+at @20, as one evaluates eight runs with it; ``lgb-risk evaluate`` (the installed script) once
+for all eight, with more work: NDCG@20, ERR@20, AP, P@10 and every risk measure against the
+baseline ``rm_cata-filtered`` at α = 0, 1, 5, 10, with its default ``--jobs`` (one process per
+usable core here: the runs total 13 MB) or the ``--jobs`` given. With ``--trec-eval PATH``, the
 ``trec_eval`` binary computes NDCG@20, AP and P@10 of each run (``-m ndcg_cut.20 -m map -m
 P.10``), once per run; where it is absent, build it from its source
 (https://github.com/usnistgov/trec_eval, ``make CFLAGS='-O2 -I. -DVERSIONID=\\"10.0\\"'``).
@@ -21,6 +21,7 @@ Targets (issue 24): lgb-risk evaluate >= 5x gdeval.pl, and no slower than trec_e
 
 import argparse
 import importlib.util
+import shutil
 import statistics
 import subprocess
 import sys
@@ -46,6 +47,14 @@ for path in sys.argv[2:]:
 """
 
 
+def lgb_risk_command() -> list:
+    """The ``lgb-risk`` script installed beside this Python (what a user types), else ``python
+    -m lgb_risk``. Not ``python -m lgb_risk.cli``: Python compiles a module run as ``__main__``
+    from its source each time, which the installed script does not."""
+    script = shutil.which("lgb-risk", path=str(Path(sys.executable).parent))
+    return [script] if script else [sys.executable, "-m", "lgb_risk"]
+
+
 def elapsed(commands) -> float:
     start = time.perf_counter()
     for command in commands:
@@ -69,7 +78,7 @@ def main() -> None:
     positional = "qrels run k" in Path(args.gdeval).read_text(errors="replace")
     gdeval = [["perl", args.gdeval, qrels, run, "20"] if positional
               else ["perl", args.gdeval, "-k", "20", qrels, run] for run in runs]
-    ours = [[sys.executable, "-m", "lgb_risk.cli", "evaluate", qrels, *runs, "--measures",
+    ours = [[*lgb_risk_command(), "evaluate", qrels, *runs, "--measures",
              "ndcg@20", "err@20", "ap", "p@10", "--baseline", "rm_cata-filtered", "--alpha", "0",
              "1", "5", "10", "--format", "csv",
              *(["--jobs", str(args.jobs)] if args.jobs else [])]]

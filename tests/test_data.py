@@ -154,23 +154,41 @@ def test_malformed_qrels_names_file_and_line(tmp_path, text, message):
         data.read_qrels(_write(tmp_path / "q.txt", text))
 
 
-def test_fast_and_line_by_line_readers_agree(tmp_path):
-    """numpy's C reader and the exact line-by-line reader give the same columns; an id too long
-    for the fast reader's fields is read whole by the exact one."""
-    long_id = "d" * 300
-    text = ("7 Q0 b 1 2.5 r\n7 Q0 a 2 2.5 r\n\n10 Q0 c 1 -1e-3 r\n"
-            f"10 Q0 {long_id} 2 -2 r\n")
+@pytest.mark.parametrize("long_docno, long_topic, fast", [
+    ("d" * 47, "7", (16, 48)),  # fits the narrow fields
+    ("d" * 48, "7", (64, 256)),  # fills the narrow field: may have been cut, read wider
+    ("d" * 100, "7" * 16, (64, 256)),
+    ("d" * 300, "7", None),  # too long for every width: the exact reader
+    ("d" * 20, "7" * 64, None),
+])
+def test_fast_and_line_by_line_readers_agree(tmp_path, monkeypatch, long_docno, long_topic,
+                                             fast):
+    """numpy's C reader, at the narrowest field widths that hold every id whole, and the exact
+    line-by-line reader give the same columns; ids too long for every width are read whole by
+    the exact one."""
+    text = (f"{long_topic} Q0 b 1 2.5 r\n{long_topic} Q0 a 2 2.5 r\n\n10 Q0 c 1 -1e-3 r\n"
+            f"10 Q0 {long_docno} 2 -2 r\n")
     path = _write(tmp_path / "r.txt", text)
+    widths_read = []
+    loaded_table = data._loaded_table
+
+    def recording(path, layout, topic_width, docno_width):
+        widths_read.append((topic_width, docno_width))
+        return loaded_table(path, layout, topic_width, docno_width)
+
+    monkeypatch.setattr(data, "_loaded_table", recording)
     run = data.read_run_columns(path)
     topic, docno, values, numbers = data._exact_columns(path, data._RUN_LAYOUT,
                                                         data._RUN_NUMERIC, "run")
     assert run.topic.tolist() == topic and run.docno == docno and numbers == [1, 2, 4, 5]
     np.testing.assert_array_equal(run.score, values["SCORE"])
     np.testing.assert_array_equal(run.rank, values["RANK"])
-    assert run.docno[-1] == long_id.encode()
-    short = _write(tmp_path / "s.txt", text.replace(long_id, "e"))
-    fast = data._fast_columns(short, data._RUN_LAYOUT)
-    assert fast is not None and fast[1] == [b"b", b"a", b"c", b"e"]
+    assert run.docno[-1] == long_docno.encode() and run.topic[0] == long_topic.encode()
+    table = data._fast_columns(path, data._RUN_LAYOUT)
+    if fast is None:
+        assert table is None and widths_read[-1] == data._ID_WIDTHS[-1]
+    else:
+        assert widths_read[-1] == fast and table["docno"].tolist() == docno
 
 
 def test_not_utf8_run_names_file_and_line(tmp_path):

@@ -209,3 +209,15 @@ def test_top_k_selection_is_the_head_of_a_stable_sort(k):
         assert np.all(by_score[q, head.size:] == -1)
         ideal = np.sort(labels[a:b])[::-1][:k]
         assert labels[by_label[q, :ideal.size]].tolist() == ideal.tolist()
+
+
+@pytest.mark.parametrize("discount, shift", [("log2", 2.0), ("letor", 1.0)])
+def test_discount_table_grown_on_demand_is_the_formula(monkeypatch, discount, shift):
+    """The cached discount table, started small and grown as longer lists come, holds
+    1 / log2(p + shift) (1 where that exceeds 1) for every 0-based position p, computed with
+    the C library's log2 as LightGBM computes it."""
+    monkeypatch.setitem(metrics._DISCOUNTS, discount, np.empty(0))
+    for length in (3, 1024, 1025, 2049, 5000):
+        table = metrics._discounts(length, discount)
+        expected = [1.0 / math.log2(max(p + shift, 2.0)) for p in range(length)]
+        assert table.size == length and table.tolist() == expected

@@ -129,7 +129,7 @@ def test_automatic_jobs_one_process_per_core_for_large_runs_only(tmp_path):
 
 @pytest.mark.parametrize("jobs", [2, 3, 7])
 def test_evaluating_in_several_processes_gives_each_run_its_own_result(tmp_path, jobs):
-    """With jobs > 1 this process evaluates its share of the runs and worker processes the
+    """With jobs > 1 this process evaluates its share of the runs and forked processes the
     rest: every run's result is the one-process result, under its own name, in the order
     given (five runs that differ, so that a mix-up shows)."""
     qrels = _write(tmp_path / "qrels.txt", "".join(f"{t} 0 d{d} {(t + d) % 3}\n"
@@ -148,3 +148,35 @@ def test_evaluating_in_several_processes_gives_each_run_its_own_result(tmp_path,
             np.testing.assert_array_equal(several[name].values[measure],
                                           one[name].values[measure])
     assert len({tuple(result.values["ndcg@3"]) for result in one.values()}) > 1
+
+
+def test_shares_balance_bytes_and_this_process_takes_the_lightest(tmp_path):
+    """Every run in exactly one share; by brute force over all splits, the heaviest share is as
+    light as it can be for these sizes (greedy largest-first is optimal here); the first share
+    (this process's, which also gathers results) is the lightest."""
+    import itertools
+
+    sizes = [420, 2590, 1110, 2560, 420, 2590, 1140, 2590]
+    paths = []
+    for i, size in enumerate(sizes):
+        paths.append(tmp_path / f"r{i}.txt")
+        paths[-1].write_bytes(b"x" * size)
+    shares = trec._shares_by_size(paths, 2)
+    assert sorted(i for share in shares for i in share) == list(range(len(sizes)))
+    loads = [sum(sizes[i] for i in share) for share in shares]
+    best = min(max(sum(s for s, side in zip(sizes, split) if side == j) for j in (0, 1))
+               for split in itertools.product((0, 1), repeat=len(sizes)))
+    assert max(loads) == best and loads[0] == min(loads)
+    assert trec._shares_by_size(paths, 1) == [list(range(len(sizes)))]
+    assert len(trec._shares_by_size(paths[:2], 2)) == 2
+
+
+def test_a_malformed_run_in_another_process_names_its_file_and_line(tmp_path):
+    qrels = _write(tmp_path / "qrels.txt", "1 0 a 1\n1 0 b 0\n")
+    good = _write(tmp_path / "good.txt", "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n")
+    bad = _write(tmp_path / "bad.txt", "1 Q0 a 1 2.0 r\n1 Q0 b 2 high r\n" + "#" * 5000)
+    shares = trec._shares_by_size([good, bad], 2)
+    assert shares[0] == [0]  # the malformed run is the other process's
+    with pytest.raises(ValueError, match=r"bad.txt:2: SCORE must be a finite number, got "
+                                         r".high."):
+        trec.evaluate_files(qrels, [good, bad], ["p@1"], jobs=2)
