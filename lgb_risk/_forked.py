@@ -33,6 +33,10 @@ def map_in_forks(function: Callable[[Any], Any], shares: Sequence[Any]) -> list:
     it ended. If this process fails or is interrupted, the children are killed and reaped.
     Without ``os.fork`` every share is computed here.
 
+    A child has only the calling thread: a lock that another thread holds when it forks stays
+    held in the child (Python 3.12 warns when a process with threads forks). ``function``
+    should therefore not wait on locks of the caller's threads; reading files and numpy do not.
+
     >>> map_in_forks(sum, [[1, 2], [3, 4], [5]])
     [3, 7, 5]
     """

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from lgb_risk import measures as registry
-from lgb_risk._forked import can_fork, map_in_forks
+from lgb_risk._forked import map_in_forks
 from lgb_risk._machine import usable_cores
 from lgb_risk.conventions import resolve
 from lgb_risk.data import QrelsColumns, RunColumns, read_qrels_columns, read_run_columns, run_name
@@ -321,7 +321,7 @@ def evaluate_files(qrels_path: str | os.PathLike, run_paths: Sequence[str | os.P
 
     if jobs is None:
         jobs = automatic_jobs(paths)
-    shares = _shares_by_size(paths, min(jobs, len(paths)) if can_fork() else 1)
+    shares = _shares_by_size(paths, min(jobs, len(paths)))
     evaluated: dict[int, TopicValues] = {}
     share_paths = [[str(paths[i]) for i in share] for share in shares]
     for share, results in zip(shares, map_in_forks(evaluate_share, share_paths)):
