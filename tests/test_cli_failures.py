@@ -212,6 +212,41 @@ def test_ctrl_c_inside_a_compiled_kernel_is_an_interruption(collection):
     assert "SystemError" not in err
 
 
+@pytest.mark.skipif(not hasattr(os, "fork") or not os.path.isdir("/proc"),
+                    reason="forks, and looks processes up by pid")
+def test_ctrl_c_while_forked_processes_evaluate_is_one_line_and_leaves_none(collection):
+    """Ctrl-C reaches the whole foreground process group, this process and its forked copies
+    (``--jobs 2``), while each is reading a run: one line, status 130, and no copy left."""
+    (collection / "run2").write_text(RUN)
+    fault = f"""
+        import os, time
+        import lgb_risk.trec
+
+        def slow_reader(path):
+            open(os.path.join({str(collection)!r}, f"reading.{{os.getpid()}}"), "w").close()
+            time.sleep(60)
+
+        lgb_risk.trec.read_run_columns = slow_reader
+    """
+    code = textwrap.dedent(fault) + "\nfrom lgb_risk.cli import console_main\nconsole_main()\n"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, "evaluate", "qrels", "run1", "run2", "--jobs", "2"],
+        cwd=collection, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_restore_sigint, start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + 60
+    while len(list(collection.glob("reading.*"))) < 2 and time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    readers = {int(path.suffix[1:]) for path in collection.glob("reading.*")}
+    assert len(readers) == 2 and process.pid in readers
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    _one_message(process.returncode, err, 130, "lgb-risk evaluate: interrupted")
+    time.sleep(0.2)
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in readers - {process.pid})
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="kills processes by pid")
 def test_a_scheduler_without_workers_then_lost_mid_run(tmp_path):
     pytest.importorskip("distributed")
