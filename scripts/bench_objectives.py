@@ -41,8 +41,8 @@ SHAPES = {"web10k": (10_000, 50), "web30k": (30_000, 20)}
 #: ``force_col_wise``: left to itself, LightGBM times row-wise and column-wise histograms at the
 #: start of every training and keeps the faster, so two runs of one command may build trees
 #: differently, and the test's buffers of both layouts set the peak memory of the run (at web10k,
-#: native's peak is 667 MiB when it tests, 532 MiB column-wise). Fixing the layout measures
-#: every run the same way.
+#: a native worker with numba imported peaks at 667 MiB when it tests, 532 MiB column-wise).
+#: Fixing the layout measures every run the same way.
 PARAMS = {"num_threads": 2, "verbose": -1, "learning_rate": 0.1, "num_leaves": 50,
           "min_data_in_leaf": 1500, "force_col_wise": True}
 
