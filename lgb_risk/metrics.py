@@ -396,9 +396,10 @@ def _precision_terms(labels, scores, group, k, conv) -> _BinaryRanking:
     qid = query_of_document(g)
     n_relevant = np.bincount(qid, weights=relevant, minlength=g.size)
     pos = positions_in_query(g)
-    keep = pos < _cutoff(k, g)  # each query's first min(k, n_q) positions
+    cutoff = _cutoff(k, g)
+    keep = pos < cutoff  # each query's first min(k, n_q) positions
     rel, pos, qid = relevant[keep].astype(np.float64), pos[keep], qid[keep]
-    kept_group = np.minimum(g, _cutoff(k, g))
+    kept_group = np.minimum(g, cutoff)
     hits = np.cumsum(rel)
     query_start = offsets_from_group(kept_group)[:-1]
     hits_before_query = np.repeat(np.concatenate(([0.0], hits))[query_start], kept_group)
