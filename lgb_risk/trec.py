@@ -301,7 +301,8 @@ def evaluate_files(qrels_path: str | os.PathLike, run_paths: Sequence[str | os.P
     ``jobs > 1`` reads and evaluates them in that many processes, this one and ``jobs - 1``
     forked copies of it, each with a share of the runs balanced by file size (on platforms
     without ``os.fork``, such as Windows, in this process only); ``jobs=None`` in
-    :func:`automatic_jobs` processes. Results do not depend on ``jobs``. Options as
+    :func:`automatic_jobs` processes. Results do not depend on ``jobs``, nor does the error
+    raised for bad input: it is the first bad run's, in the order given. Options as
     :func:`evaluate_run`.
     """
     for m in measures:
@@ -315,17 +316,30 @@ def evaluate_files(qrels_path: str | os.PathLike, run_paths: Sequence[str | os.P
                          "file name without extension); rename one")
     judged = judgments(read_qrels_columns(qrels_path))
 
-    def evaluate_share(share: list[str]) -> list[TopicValues]:
-        return [evaluate_columns(judged, read_run_columns(path), measures, convention=conv,
-                                 max_label=max_label) for path in share]
+    def evaluate_share(share: list[str]) -> list[TopicValues | Exception]:
+        """The share's results in order, up to its first failure, which ends the list: the
+        failures are raised below in the order of the runs, not of the processes."""
+        results: list[TopicValues | Exception] = []
+        for path in share:
+            try:
+                results.append(evaluate_columns(judged, read_run_columns(path), measures,
+                                                convention=conv, max_label=max_label))
+            except Exception as error:
+                results.append(error)
+                break
+        return results
 
     if jobs is None:
         jobs = automatic_jobs(paths)
     shares = _shares_by_size(paths, min(jobs, len(paths)))
-    evaluated: dict[int, TopicValues] = {}
+    evaluated: dict[int, TopicValues | Exception] = {}
     share_paths = [[str(paths[i]) for i in share] for share in shares]
     for share, results in zip(shares, map_in_forks(evaluate_share, share_paths)):
-        evaluated.update(zip(share, results))
+        evaluated.update(zip(share, results))  # a share that failed ends at its failure
+    for i in sorted(evaluated):  # every run before the first failure was evaluated
+        result = evaluated[i]
+        if isinstance(result, Exception):
+            raise result
     return {name: evaluated[i] for i, name in enumerate(names)}
 
 

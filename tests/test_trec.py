@@ -180,3 +180,19 @@ def test_a_malformed_run_in_another_process_names_its_file_and_line(tmp_path):
     with pytest.raises(ValueError, match=r"bad.txt:2: SCORE must be a finite number, got "
                                          r".high."):
         trec.evaluate_files(qrels, [good, bad], ["p@1"], jobs=2)
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_the_error_reported_is_the_first_bad_run_whatever_the_processes(tmp_path, jobs):
+    """Two malformed runs, the first in argument order in another process than the second (the
+    second in this process's share, which finishes first): as with one process, the first
+    one's error is raised."""
+    qrels = _write(tmp_path / "qrels.txt", "1 0 a 1\n1 0 b 0\n")
+    first = _write(tmp_path / "first.txt", "1 Q0 a 1 2.0 r\n1 Q0 b 2 high r\n" + "#" * 5000)
+    good = _write(tmp_path / "good.txt", "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n")
+    second = _write(tmp_path / "second.txt", "1 Q0 a 1 2.0 r\n1 Q0 a 2 1.0 r\n" + "#" * 2000)
+    runs = [first, good, second]
+    if jobs == 2:
+        assert trec._shares_by_size(runs, 2) == [[1, 2], [0]]
+    with pytest.raises(ValueError, match=r"first.txt:2: SCORE must be a finite number"):
+        trec.evaluate_files(qrels, runs, ["p@1"], jobs=jobs)
