@@ -317,14 +317,15 @@ def evaluate_files(qrels_path: str | os.PathLike, run_paths: Sequence[str | os.P
     judged = judgments(read_qrels_columns(qrels_path))
 
     def evaluate_share(share: list[str]) -> list[TopicValues | Exception]:
-        """The share's results in order, up to its first failure, which ends the list: the
-        failures are raised below in the order of the runs, not of the processes."""
+        """The share's results in order, up to its first bad run, whose error ends the list:
+        these errors are raised below in the order of the runs, not of the processes. Any
+        other failure is raised at once."""
         results: list[TopicValues | Exception] = []
         for path in share:
             try:
                 results.append(evaluate_columns(judged, read_run_columns(path), measures,
                                                 convention=conv, max_label=max_label))
-            except Exception as error:
+            except (OSError, ValueError) as error:  # a bad or unreadable run
                 results.append(error)
                 break
         return results
