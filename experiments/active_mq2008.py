@@ -110,7 +110,7 @@ def main():
         pool_rows = rows_of(group, pool_q)
         Xp, yp, gp = X[pool_rows], y[pool_rows], group[pool_q]
         P, lm = train_rankers(X, y, group, np.sort(train_queries), Xp, rng)
-        expected_gain = P @ (np.exp2(np.arange(N_GRADES)) - 1.0)
+        expected_gain = sum(P[:, grade] * (2.0 ** grade - 1.0) for grade in range(N_GRADES))
         bm25 = Xp[:, 24].toarray().ravel()
         updated = lm.copy()
         updated[rng.random(lm.size) < 0.1] = np.nan  # the index update removes 10%

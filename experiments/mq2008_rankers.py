@@ -16,7 +16,11 @@ import scipy.sparse as sp
 
 from lgb_risk import feval
 from lgb_risk.data import load_letor
-from lgb_risk.experiment.protocol_baselines import fit_coordinate_ascent
+from lgb_risk.experiment.protocol_baselines import (
+    fit_coordinate_ascent,
+    fit_logistic_regression,
+    fit_ridge,
+)
 
 K = 10
 SEED = 2012
@@ -75,22 +79,16 @@ def fit(learner: str, train, valid, convention=None):
     if learner == "BM25":
         return lambda X: X[:, 24].toarray().ravel()
     from sklearn.ensemble import RandomForestRegressor
-    from sklearn.linear_model import LogisticRegression, Ridge
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
 
     X, y, _ = train
-    if learner == "Ridge":
-        model = make_pipeline(StandardScaler(with_mean=False), Ridge(alpha=1.0)).fit(X, y)
-        return model.predict
+    if learner == "Ridge":  # computed in a fixed order: the same bits on any CPU
+        return fit_ridge(X, y, alpha=1.0)
     if learner == "RandomForest":
         model = RandomForestRegressor(n_estimators=100, min_samples_leaf=20, max_features=0.3,
                                       random_state=SEED, n_jobs=1).fit(X, y)
         return model.predict
-    if learner == "LogReg":
-        model = make_pipeline(StandardScaler(with_mean=False),
-                              LogisticRegression(C=1.0, max_iter=2000)).fit(X, y > 0)
-        return lambda X_new: model.predict_proba(X_new)[:, 1]
+    if learner == "LogReg":  # ranks by log-odds, the order of the probability of relevance
+        return fit_logistic_regression(X, y > 0, C=1.0)
     raise ValueError(f"unknown learner {learner!r}")
 
 

@@ -1,9 +1,92 @@
-"""Facts of the machine this process runs on."""
+"""Facts of the machine this process runs on: its usable cores, and what an experiment's
+``environment.json`` records so that two runs can be compared."""
+
+from __future__ import annotations
 
 import os
+import platform
+
+#: The packages whose versions decide a run's numbers (LightGBM's trees change between minor
+#: versions; numpy, scipy and numba the last bits that can flip a split).
+NUMBER_PACKAGES = ("lgb_risk", "lightgbm", "numpy", "scipy", "numba", "scikit-learn", "pandas")
 
 
 def usable_cores() -> int:
     """CPU cores this process may run on (its affinity where the OS reports it)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return cores or 1
+
+
+def _cpu_model_and_flags() -> tuple[str, set]:
+    model, flags = platform.processor() or platform.machine(), set()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name":
+                    model = value.strip()
+                elif key.strip() == "flags":
+                    flags = set(value.split())
+                    break
+    except OSError:  # not Linux: the model platform reports, no flags
+        pass
+    return model, flags
+
+
+def libm_variant() -> str:
+    """Which variant of the C library's ``exp``/``log``/``log2`` this process computes with.
+
+    glibc selects, at load time, implementations using fused multiply-adds on x86-64 CPUs with
+    FMA and AVX2 (every Intel CPU since Haswell, every AMD CPU since Zen); they differ from the
+    plain ones in the last bit for some arguments, which LightGBM's tables and the objectives'
+    sigmoid and discount tables inherit. ``"glibc 2.36, fma"`` or ``"glibc 2.36, no fma"``; the
+    library and version alone elsewhere.
+    """
+    library, version = platform.libc_ver()
+    if not library:
+        return platform.system()
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return f"{library} {version}"
+    _, flags = _cpu_model_and_flags()
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
+    fma = {"fma", "avx2"} <= flags and "-FMA" not in tunables and "-AVX2" not in tunables
+    return f"{library} {version}, {'fma' if fma else 'no fma'}"
+
+
+def environment() -> dict:
+    """What decides a run's numbers, and the machine facts that must not.
+
+    ``reproducing``: Python, the versions of :data:`NUMBER_PACKAGES` and the C library's
+    ``exp``/``log`` variant; runs that agree on these give the same bits. ``machine``: the CPU,
+    the BLAS library and the kernels it chose, numpy's SIMD extensions in use, numba's target
+    CPU and the thread counts; recorded to compare runs, and no number depends on them (the
+    library computes every BLAS-backed step in a fixed order, :mod:`lgb_risk._fixed_order`).
+    """
+    from importlib import metadata
+
+    import numba
+    import numpy as np
+    from threadpoolctl import threadpool_info
+
+    model, _ = _cpu_model_and_flags()
+    pools = threadpool_info()
+    features = np._core._multiarray_umath.__cpu_features__
+    return {
+        "reproducing": {"python": platform.python_version(),
+                        **{name: metadata.version(name) for name in NUMBER_PACKAGES},
+                        "libm": libm_variant()},
+        "machine": {
+            "cpu": model,
+            "architecture": platform.machine(),
+            "usable_cores": usable_cores(),
+            "numpy_simd": [f for f in np._core._multiarray_umath.__cpu_dispatch__
+                           if features.get(f)],
+            "numba_target_cpu": numba.config.CPU_NAME or "host",
+            "numba_threads": numba.config.NUMBA_NUM_THREADS,
+            "blas": [{"library": f"{pool['internal_api']} {pool.get('version')}",
+                      "kernels": pool.get("architecture"), "threads": pool["num_threads"]}
+                     for pool in pools if pool["user_api"] == "blas"],
+            "openmp_threads": sorted({pool["num_threads"] for pool in pools
+                                      if pool["user_api"] == "openmp"}),
+        },
+    }

@@ -141,3 +141,20 @@ def check_alpha(alpha) -> float:
     if not np.isfinite(a) or a < 0:
         raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
     return a
+
+
+def check_lightgbm_parameter_names(params, where: str) -> None:
+    """Refuse a parameter name LightGBM does not know (it would ignore it silently at
+    ``verbose=-1``), suggesting the nearest known name; ``where`` names the argument."""
+    import difflib
+
+    import lightgbm
+
+    aliases = lightgbm.basic._ConfigAliases._get_all_param_aliases()
+    known = set(aliases) | {alias for names in aliases.values() for alias in names}
+    for name in params:
+        if name not in known:
+            near = difflib.get_close_matches(str(name), sorted(known), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ValueError(f"{where}: {name!r} is not a LightGBM parameter{hint}; LightGBM "
+                             "would ignore it")

@@ -416,7 +416,7 @@ def as_run(run: Any) -> pd.DataFrame:
     import pandas as pd
 
     if hasattr(run, "columns") and {"topic", "docno", "score"} <= set(run.columns):
-        return run
+        return _checked_frame(run, "score", float)
     topics, docs, scores = _triples(run, _RUN_COLUMNS, "run")
     values = _numbers(scores, topics, docs, "score", float)
     frame = pd.DataFrame({"topic": topics, "docno": docs, "score": values})
@@ -436,10 +436,24 @@ def as_qrels(qrels: Any) -> pd.DataFrame:
     import pandas as pd
 
     if hasattr(qrels, "columns") and {"topic", "docno", "grade"} <= set(qrels.columns):
-        return qrels
+        return _checked_frame(qrels, "grade", int)
     topics, docs, grades = _triples(qrels, _QRELS_COLUMNS, "qrels")
     values = _numbers(grades, topics, docs, "grade", int)
     return pd.DataFrame({"topic": topics, "docno": docs, "grade": values})
+
+
+def _checked_frame(frame: pd.DataFrame, column: str, kind) -> pd.DataFrame:
+    """A frame already in this library's columns, with the same checks as any other way in:
+    ``frame`` itself when its ``column`` passes as it is, else a copy holding the converted
+    numbers (whole-number floats as grades)."""
+    given = frame[column].to_numpy()
+    numbers = _numbers(given, frame["topic"].to_numpy(), frame["docno"].to_numpy(), column,
+                       kind)
+    if given.dtype == numbers.dtype:
+        return frame
+    converted = frame.copy()
+    converted[column] = numbers
+    return converted
 
 
 def _numbers(values, topics, docs, what: str, kind) -> np.ndarray:

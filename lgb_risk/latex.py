@@ -90,6 +90,20 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     ``digits`` sets a column's number of decimals.
     """
     names = list(table)
+    lengths = {name: len(table[name]) for name in names}
+    if len(set(lengths.values())) > 1:
+        raise ValueError("every column of a LaTeX table needs one value per row; got "
+                         + ", ".join(f"{name!r}: {n}" for name, n in lengths.items()))
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be a significance level in (0, 1), got {level!r}")
+    n_rows = next(iter(lengths.values()), 0)
+    for name, (p_values, _) in (marks or {}).items():
+        if name not in lengths:
+            raise ValueError(f"marks names column {name!r}, which the table does not have "
+                             f"(it has {', '.join(map(repr, names))})")
+        if len(p_values) != n_rows:
+            raise ValueError(f"marks[{name!r}] has {len(p_values)} p-values for {n_rows} rows; "
+                             "give one per row (None where there is no test)")
     rows = list(zip(*(list(table[name]) for name in names)))
     measures = {str(value) for value in table.get("measure", [])}
     measures |= {name for name in names if _field(name)[1] is None and "@" in name}

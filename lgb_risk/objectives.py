@@ -509,14 +509,21 @@ class _AdaptiveAlpha(_RiskSensitive):
 
     def _alpha_prime(self, model, baseline, initial) -> np.ndarray:
         """α'_q = α (1 − Φ(TR_q)) under ``tr_definition``; α/2 on every query where TR_q's
-        denominator is 0 (no query stands out)."""
+        denominator is 0 (no query stands out).
+
+        A model within ``TIE_TOLERANCE`` of its baseline on a query ties it there (δ_q = 0), as
+        U-CRO's kink does: the two NDCG values come from different code paths, and a model
+        that ties its baseline everywhere (a booster started from the baseline's scores) would
+        otherwise get s_x from rounding noise and α'_q anywhere in (0, α) instead of α/2.
+        """
         alpha = float(self.alpha)
         delta = model - baseline
+        delta[np.abs(delta) <= kernel.TIE_TOLERANCE] = 0.0
         if self.tr_definition == "jforests":
             numerator = delta
             scale = (1.0 + alpha) * (float(baseline.std(ddof=1)) if baseline.size > 1 else 0.0)
         else:
-            x = risk.risk_deltas(model, baseline, alpha)
+            x = risk.downside_weighted(delta, alpha)
             s_x = self._sx(x, initial)
             if self.tr_definition == "x_over_sx":
                 numerator, scale = x, s_x
@@ -731,9 +738,11 @@ class GeoRisk(_SeveralBaselines):
     gradient although LambdaMART's ΔNDCG@T (T = 30 > k) moves them: the multiplier is the
     one-sided slope of GeoRisk in the pair's direction, a difference quotient with step 10⁻⁶,
     as U-CRO's is its one-sided derivative. Each
-    iteration the multipliers are clipped at 0 and divided by one constant, the mean over
-    queries of the marginal gain ∂GeoRisk/∂M_q (right-hand, same step): GeoRisk changes are about
-    1/c of NDCG changes, and the rescaling keeps the gradients on LambdaMART's scale.
+    iteration the multipliers are clipped at 0 and divided by one constant: the mean, over the
+    queries where it is defined (e_q > 0, below), of the positive part max(0, ∂GeoRisk/∂M_q) of
+    the marginal gain (right-hand, same step; ``delta`` decides how it is computed, and at large
+    α some gains are negative), or 1 where no gain is positive. GeoRisk changes are about 1/c of
+    NDCG changes, and the rescaling keeps the gradients on LambdaMART's scale.
 
     Where the expected value e_q = S T_q / N is 0 — the model and every baseline score 0 on q
     (or the model scores 0 on every query) — this class departs from the paper: z_q is 0 there

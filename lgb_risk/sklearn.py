@@ -25,7 +25,13 @@ from sklearn.utils.validation import _num_samples, validate_data
 
 from lgb_risk import measures as registry
 from lgb_risk import metrics
-from lgb_risk._validation import check_alpha, check_group, check_labels, check_whole_number
+from lgb_risk._validation import (
+    check_alpha,
+    check_group,
+    check_labels,
+    check_lightgbm_parameter_names,
+    check_whole_number,
+)
 from lgb_risk.baselines import BaselineStore, aligned_baselines
 
 if TYPE_CHECKING:
@@ -74,6 +80,25 @@ def queries_of_rows(qid: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
             end = starts[position + 1] - 1 if position + 1 < starts.size else q.size - 1
             seen[key] = int(end)
     return ids, np.diff(np.append(starts, q.size)).astype(np.int64)
+
+
+def _aligned_to_rows(baseline, X, method: str):
+    """A pandas ``baseline`` taken in the order of the rows of ``X`` (a DataFrame), as pandas
+    aligns; refused if its index does not hold their labels once each. Anything else as given
+    (by position)."""
+    if not (hasattr(baseline, "index") and hasattr(X, "index")):
+        return baseline
+    rows, labels = X.index, baseline.index
+    if labels.equals(rows):
+        return baseline.to_numpy()
+    if rows.has_duplicates or labels.has_duplicates or len(rows) != len(labels) or \
+            not labels.isin(rows).all():
+        missing = rows.difference(labels)
+        example = f" (row {missing[0]!r} has no baseline)" if len(missing) else ""
+        raise ValueError(f"RiskRanker.{method}: baseline's index does not hold X's row labels "
+                         f"once each{example}; index it like X, or pass a plain array in X's "
+                         "row order")
+    return baseline.reindex(rows).to_numpy()
 
 
 class RiskRanker(BaseEstimator):
@@ -220,6 +245,7 @@ class RiskRanker(BaseEstimator):
         alpha = check_alpha(self.alpha)
         check_whole_number(self.n_estimators, "n_estimators")
         self._score_target()  # a wrong score_measure is refused before training
+        baseline = _aligned_to_rows(baseline, X, "fit")
         features, query_ids, group = self._rows(X, qid, "fit", group)
         features, y = validate_data(self, features, y, reset=True, **_ARRAYS)
         labels = check_labels(y, "y")
@@ -297,6 +323,7 @@ class RiskRanker(BaseEstimator):
 
     def _lightgbm_params(self, objective) -> dict:
         given = dict(self.lgbm_params or {})
+        check_lightgbm_parameter_names(given, "lgbm_params")
         clash = [key for key in given if key in _SET_BY_THE_ESTIMATOR]
         if clash:
             raise ValueError(f"lgbm_params sets {clash[0]!r}, which RiskRanker sets itself "
@@ -421,6 +448,7 @@ class RiskRanker(BaseEstimator):
 
         self._check_fitted("score")
         kind, target = self._score_target()
+        baseline = _aligned_to_rows(baseline, X, "score")
         features, query_ids, sizes = self._rows(X, qid, "score", group)
         labels = check_labels(y, "y")
         if labels.size != sizes.sum():

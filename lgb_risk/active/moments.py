@@ -246,8 +246,14 @@ def discount_weights(scores, group, k, ties="stable", discount="log2"):
 
 
 def _grade_mean_variance(probs, table):
-    mean = probs @ table
-    return mean, np.maximum(probs @ (table * table) - mean * mean, 0.0)
+    """E v(y) and Var v(y) of every document, the grades added in their order (not through
+    BLAS, whose kernels add in an order of their own and differ in the last bits by CPU)."""
+    mean = np.zeros(probs.shape[0])
+    second = np.zeros(probs.shape[0])
+    for grade, value in enumerate(table):
+        mean += probs[:, grade] * value
+        second += probs[:, grade] * (value * value)
+    return mean, np.maximum(second - mean * mean, 0.0)
 
 
 @nb.njit(cache=True)

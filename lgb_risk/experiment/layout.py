@@ -10,7 +10,7 @@
     OUT/repeatR/split.json, baselines/, units/   the same for repeat R >= 1 (``[split] repeats``)
     OUT/report.md, report.csv, report.tex, *.png
                                          the report (:mod:`lgb_risk.experiment.report`)
-    OUT/environment.json                 the versions of Python and the packages it was made with
+    OUT/environment.json                 the versions and machine facts it was made with
 
 Every file is written whole or not at all (atomic rename); :meth:`RunFolder.prepare` removes the
 temporary files a killed run left, so that what exists is complete and resuming redoes only what

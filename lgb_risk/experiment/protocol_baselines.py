@@ -15,13 +15,57 @@ import pandas as pd
 import scipy.sparse as sp
 
 from lgb_risk import metrics
+from lgb_risk._fixed_order import logistic_regression, matvec, ridge_regression, standardise
 from lgb_risk.baselines import BaselineStore
 from lgb_risk.experiment.config import ExperimentConfig
 from lgb_risk.experiment.protocol import Subsets
 from lgb_risk.experiment.training import train_booster
 
-__all__ = ["fit_coordinate_ascent", "learned_baseline_scorer", "feature_baseline",
-           "learned_baselines"]
+__all__ = ["fit_coordinate_ascent", "fit_ridge", "fit_logistic_regression",
+           "learned_baseline_scorer", "feature_baseline", "learned_baselines"]
+
+#: Rows standardised and scored at a time by a linear scorer (bounds the dense copy).
+_BLOCK_ROWS = 1 << 16
+
+
+def _dense(X) -> np.ndarray:
+    return np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+
+
+def _linear_scorer(mean, scale, w, intercept=0.0):
+    """The function X -> ((X − mean) / scale) w + intercept, computed in a fixed order (the
+    same bits on any CPU) a block of rows at a time."""
+    def score(X_new):
+        blocks = [matvec((_dense(X_new[start:start + _BLOCK_ROWS]) - mean) / scale, w)
+                  for start in range(0, X_new.shape[0], _BLOCK_ROWS)]
+        return (np.concatenate(blocks) if blocks else np.empty(0)) + intercept
+
+    return score
+
+
+def fit_ridge(X, y, alpha: float = 1.0):
+    """Ridge regression of the labels on the standardised features (penalty ``alpha``,
+    intercept unpenalised); returns a function scoring a feature matrix.
+
+    The model of scikit-learn's ``make_pipeline(StandardScaler(), Ridge(alpha))``, solved
+    exactly with every sum in a fixed order (:mod:`lgb_risk._fixed_order`), so that its
+    predictions are the same bits whichever BLAS kernel the CPU selects.
+    """
+    dense = _dense(X)
+    mean, scale = standardise(dense)
+    w, intercept = ridge_regression((dense - mean) / scale, y, alpha)
+    return _linear_scorer(mean, scale, w, intercept)
+
+
+def fit_logistic_regression(X, relevant, C: float = 1.0):
+    """L2-regularised logistic regression of ``relevant`` (booleans) on the standardised
+    features; returns a function giving the log-odds of a feature matrix (the ranking of
+    scikit-learn's ``predict_proba``), computed in a fixed order as :func:`fit_ridge` is."""
+    dense = _dense(X)
+    mean, scale = standardise(dense)
+    w, intercept = logistic_regression((dense - mean) / scale,
+                                       np.asarray(relevant, dtype=np.float64), C)
+    return _linear_scorer(mean, scale, w, intercept)
 
 
 def fit_coordinate_ascent(X, y, group, k, *, rounds=3, steps=(0.05, 0.2, 0.5, 1.0, 2.0),
@@ -33,10 +77,9 @@ def fit_coordinate_ascent(X, y, group, k, *, rounds=3, steps=(0.05, 0.2, 0.5, 1.
     :mod:`lgb_risk.conventions`) improves, for at most ``rounds`` sweeps.
     Returns a function scoring a feature matrix.
     """
-    dense = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-    mean, std = dense.mean(axis=0), dense.std(axis=0)
-    std[std == 0] = 1.0
-    Z = (dense - mean) / std
+    dense = _dense(X)
+    mean, scale = standardise(dense)
+    Z = (dense - mean) / scale
 
     def quality(scores):
         return metrics.ndcg(y, scores, group, k, convention=convention).mean()
@@ -44,7 +87,7 @@ def fit_coordinate_ascent(X, y, group, k, *, rounds=3, steps=(0.05, 0.2, 0.5, 1.
     singles = [quality(Z[:, f]) for f in range(Z.shape[1])]
     w = np.zeros(Z.shape[1])
     w[int(np.argmax(singles))] = 1.0
-    scores = Z @ w
+    scores = matvec(Z, w)
     best = quality(scores)
     for _ in range(rounds):
         improved = False
@@ -58,11 +101,7 @@ def fit_coordinate_ascent(X, y, group, k, *, rounds=3, steps=(0.05, 0.2, 0.5, 1.
         if not improved:
             break
 
-    def score(X_new):
-        dense_new = np.asarray(X_new.toarray() if sp.issparse(X_new) else X_new, dtype=np.float64)
-        return ((dense_new - mean) / std) @ w
-
-    return score
+    return _linear_scorer(mean, scale, w)
 
 
 def learned_baseline_scorer(name, subsets: Subsets, split: dict, config: ExperimentConfig):
@@ -83,13 +122,7 @@ def learned_baseline_scorer(name, subsets: Subsets, split: dict, config: Experim
                          "features; fill them, or drop it from [baselines] learned")
     if name == "coordinate_ascent":
         return fit_coordinate_ascent(X, y, g, config.evaluation.k)
-    from sklearn.linear_model import Ridge
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    model = make_pipeline(StandardScaler(with_mean=not sp.issparse(X)), Ridge(alpha=1.0))
-    model.fit(X, y)
-    return model.predict
+    return fit_ridge(X, y, alpha=1.0)
 
 
 def feature_baseline(subsets: Subsets, split: dict, config: ExperimentConfig) -> BaselineStore:

@@ -26,6 +26,7 @@ import pandas as pd
 from lgb_risk import measures as registry
 from lgb_risk import risk, significance
 from lgb_risk._io import atomic_write, atomic_write_text
+from lgb_risk._machine import environment
 from lgb_risk.experiment.layout import RunFolder, all_units
 from lgb_risk.latex import escape, latex_table
 from lgb_risk.objectives import OBJECTIVES
@@ -146,7 +147,11 @@ def loss_repeatability(config: ExperimentConfig, out: str | os.PathLike) -> dict
                 second.append(per_repeat[j].loc[both].to_numpy())
         if first:
             x, y = np.concatenate(first), np.concatenate(second)
-            out_pairs[kind] = (x, y, float(np.corrcoef(x, y)[0, 1]))
+            # Pearson's r from elementwise products and numpy's sums (np.corrcoef goes
+            # through BLAS, whose last bits depend on the CPU's kernel).
+            dx, dy = x - x.mean(), y - y.mean()
+            r = float(np.sum(dx * dy) / np.sqrt(np.sum(dx * dx) * np.sum(dy * dy)))
+            out_pairs[kind] = (x, y, r)
     return out_pairs
 
 
@@ -258,24 +263,9 @@ def _markdown(frame: pd.DataFrame, columns: dict) -> str:
     return "\n".join(lines)
 
 
-#: The packages whose versions decide a run's numbers (LightGBM's trees change between minor
-#: versions; numpy, scipy and numba the last bits that can flip a split).
-ENVIRONMENT_PACKAGES = ("lgb_risk", "lightgbm", "numpy", "scipy", "numba", "scikit-learn",
-                        "pandas")
-
-
-def environment() -> dict:
-    """Python's version and those of :data:`ENVIRONMENT_PACKAGES`, as ``environment.json``
-    records them beside ``report.csv``."""
-    import platform
-    from importlib import metadata
-
-    return {"python": platform.python_version(),
-            **{name: metadata.version(name) for name in ENVIRONMENT_PACKAGES}}
-
-
 def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
-    """Write report.md, report.csv, environment.json (the versions that produced them) and
+    """Write report.md, report.csv, environment.json (the versions and machine facts that
+    produced them, :func:`lgb_risk._machine.environment`) and
     (with matplotlib) the figures; returns report.md's path."""
     folder = RunFolder(out)
     results = collect_results(config, out)

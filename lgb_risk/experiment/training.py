@@ -14,6 +14,7 @@ import numba
 import pandas as pd
 
 from lgb_risk import feval, metrics
+from lgb_risk._validation import check_lightgbm_parameter_names
 from lgb_risk.data import LetorData
 from lgb_risk.experiment.config import ExperimentConfig, objective_parameters
 from lgb_risk.experiment.layout import Unit
@@ -136,6 +137,7 @@ def check_before_training(config: ExperimentConfig, data: LetorData) -> None:
 def check_lightgbm_parameters(config: ExperimentConfig, data: LetorData) -> None:
     """Let LightGBM judge the ``[lightgbm]`` parameters on a few queries, before any training;
     refuse a ``min_data_in_leaf`` that leaves a fold's training part without a split."""
+    check_lightgbm_parameter_names(config.lightgbm, "configuration [lightgbm]")
     few = Subsets(data).take([str(q) for q in data.query_ids[:3]])
     try:
         lgb.train({**config.lightgbm, "objective": "lambdarank", "verbose": -1,
