@@ -61,8 +61,10 @@ def _prepared(objective, dtrain, labels, group):
     given = getattr(objective, parameter) if parameter else None
     if isinstance(given, FeatureBaseline):
         objective.validate_params()
-        baseline = given.ndcg(dtrain.get_data(), labels, group, k=int(objective.k),
-                              label_gain=objective.label_gain)
+        rows = dtrain.get_data()
+        baseline = given.ndcg(rows, labels, group, k=int(objective.k),
+                              label_gain=objective.label_gain)  # checks the columns exist
+        _refuse_missing_values(rows, given.columns)
         if shard is not None:
             baseline = shard.allgather(baseline)
         ready = dataclasses.replace(objective, **{parameter: baseline, "query_ids": None})
@@ -79,6 +81,23 @@ def _prepared(objective, dtrain, labels, group):
     ready.shard = shard
     objective._xgboost_prepared = _Prepared(dtrain, labels, group, ready)
     return ready
+
+
+def _refuse_missing_values(rows: Any, columns: list) -> None:
+    """Refuse a feature-baseline column with a missing value in the DMatrix's rows (a CSR
+    matrix holding the values XGBoost keeps: a NaN, or an entry absent from sparse input, is
+    not there), which would otherwise rank as 0."""
+    picked = rows[:, columns].tocsc()
+    for position, column in enumerate(columns):
+        present = np.zeros(rows.shape[0], dtype=bool)
+        present[picked.indices[picked.indptr[position]:picked.indptr[position + 1]]] = True
+        if not present.all():
+            row = int(np.flatnonzero(~present)[0])
+            raise ValueError(
+                f"FeatureBaseline: column {column} is missing in training row {row} of the "
+                "DMatrix (XGBoost keeps NaN, and entries absent from sparse input, as missing "
+                "values); a feature baseline ranks by a value for every document: fill the "
+                "column, or give the baseline as per-query NDCG values")
 
 
 class _CollectiveShard:

@@ -43,6 +43,38 @@ __all__ = ["metric_feval", "ndcg_feval", "risk_feval"]
 
 
 
+#: The values of LightGBM's ``metric`` parameter that compute no metric of LightGBM's own.
+_NO_METRIC = {"", "none", "null", "na", "custom"}
+
+
+def _refuse_stopping_on_lightgbms_metric(name: str) -> None:
+    """Refuse, when called from ``lightgbm.train`` (which ``LGBMRanker.fit`` calls), early
+    stopping on the first metric while LightGBM computes metrics of its own: they come before
+    every ``feval``, so training would stop on LightGBM's metric (``ndcg@1`` for LGBMRanker)
+    and not on this one, without a word."""
+    import sys
+
+    frame = sys._getframe(2)
+    while frame is not None and not (frame.f_code.co_name == "train" and
+                                     frame.f_globals.get("__name__") == "lightgbm.engine"):
+        frame = frame.f_back
+    if frame is None:
+        return
+    params = frame.f_locals.get("params") or {}
+    callbacks = frame.f_locals.get("callbacks_set") or ()
+    first_only = params.get("first_metric_only") or any(
+        getattr(callback, "first_metric_only", False) for callback in callbacks)
+    metric = params.get("metric")
+    metrics = [metric] if isinstance(metric, str) or metric is None else list(metric)
+    own = [m for m in metrics if m is not None and str(m).lower() not in _NO_METRIC]
+    if first_only and own:
+        raise ValueError(
+            f"early stopping with first_metric_only=True would stop on LightGBM's own metric "
+            f"{own[0]!r}, which LightGBM evaluates before the feval {name}: pass metric='None' "
+            "(LGBMRanker(metric='None', ...) or params['metric'] = 'None'), or build the "
+            "ranker with objective.lgbm_ranker()")
+
+
 class _Feval:
     """A named evaluation, callable as LightGBM's train-API ``feval`` and as its scikit-learn API
     ``eval_metric``: per-query values ``per_query(labels, preds, group)``, then one number
@@ -73,6 +105,7 @@ class _Feval:
             if group is None:
                 raise ValueError(f"{self.name} needs query groups: use it with LGBMRanker "
                                  "(eval_group=...) or lightgbm.train")
+        _refuse_stopping_on_lightgbms_metric(self.name)
         values = self.per_query(labels, preds, group)
         if self.shard is not None:
             values = self.shard.gather(values)

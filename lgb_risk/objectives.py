@@ -199,6 +199,10 @@ class LambdaMART:
                 f"{type(self).__name__} was called as (y_true, y_pred): for LGBMRanker pass "
                 f"objective={type(self).__name__}(...).sklearn_objective"
             )
+        if type(train_data).__module__.split(".")[0] == "xgboost":
+            raise TypeError(
+                f"{type(self).__name__} was called with an XGBoost {type(train_data).__name__}: "
+                f"for xgboost.train pass obj={type(self).__name__}(...).xgboost_objective")
         group = train_data.get_group()
         if group is None:
             raise ValueError(f"{type(self).__name__} needs query groups: build the training "

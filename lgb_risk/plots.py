@@ -61,9 +61,13 @@ def win_loss_histogram(systems: Mapping[str, PerQuery] | PerQuery, baseline: Per
     """How many queries each run wins or loses against the baseline, by how much.
 
     ``relative``: the change (M − M_b) / M_b in %, binned by :data:`RELATIVE_BINS` (queries
-    where M_b = 0 counted at +100% when M > 0, in the middle bin when M = 0 too); otherwise
-    M − M_b binned by ``bins`` (default: 10 equal bins). Several runs (a mapping name ->
-    per-query values) are drawn side by side in each bin.
+    where M_b = 0 counted at +100% when M > 0, in the middle bin when M = 0 too; the middle bin,
+    within ±10%, is the dotted line's). Otherwise the change M − M_b, binned by ``bins``
+    (default: 5 equal bins of losses and 5 of wins up to the largest change), with the ties
+    (M = M_b) in a bar of their own at 0, where the dotted line is: no bar mixes wins and
+    losses, so ``bins`` must have 0 as an edge. Changes beyond the outer edges count in the end
+    bins. Several runs (a mapping name -> per-query values) are drawn side by side in each bin;
+    a single run is named in the legend.
 
     >>> ax = win_loss_histogram({"run": [0.5, 0.2, 0.9]}, [0.4, 0.3, 0.3])
     >>> [int(p.get_height()) for p in ax.patches if p.get_height()]
@@ -83,28 +87,58 @@ def win_loss_histogram(systems: Mapping[str, PerQuery] | PerQuery, baseline: Per
     if relative:
         edges = np.array([-np.inf, *(bins or RELATIVE_BINS)[1:-1], np.inf])
         labels = _relative_labels(np.asarray(bins or RELATIVE_BINS))
+        count = _relative_counts(edges)
+        zero = (len(edges) - 2) / 2
     else:
-        everything = np.concatenate(list(changes.values()))
-        edges = np.asarray(bins, dtype=float) if bins is not None else np.linspace(
-            everything.min(), everything.max() + 1e-12, 11)
-        labels = [f"{a:+.2f}..{b:+.2f}" for a, b in zip(edges[:-1], edges[1:])]
+        losses, wins = _signed_edges(np.concatenate(list(changes.values())), bins)
+        labels = [f"{a:+.3g}..{b:+.3g}" for a, b in zip(losses[:-1], losses[1:])] + ["0"] + [
+            f"{a:+.3g}..{b:+.3g}" for a, b in zip(wins[:-1], wins[1:])]
+        count = _signed_counts(losses, wins)
+        zero = len(losses) - 1
     width = 0.8 / len(changes)
-    positions = np.arange(len(edges) - 1)
+    positions = np.arange(len(labels))
     for i, (name, change) in enumerate(changes.items()):
-        counts = np.histogram(np.clip(change, edges[1] - 1 if relative else edges[0],
-                                      edges[-2] + 1 if relative else edges[-1]), edges)[0]
-        ax.bar(positions - 0.4 + width * (i + 0.5), counts, width, label=name)
+        ax.bar(positions - 0.4 + width * (i + 0.5), count(change), width, label=name)
     ax.set_xticks(positions)
     ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
-    ax.axvline(positions[len(positions) // 2] - (0 if len(positions) % 2 else 0.5),
-               color="grey", linestyle=":", linewidth=0.8)
+    ax.axvline(zero, color="grey", linestyle=":", linewidth=0.8)
     what = "relative change of" if relative else "change of"
     ax.set_xlabel(f"{what} {measure} against {baseline_name}" + (" (%)" if relative else ""))
     ax.set_ylabel("queries")
     ax.set_title(f"Wins and losses against {baseline_name} ({measure})")
-    if len(changes) > 1:
-        ax.legend(fontsize=8)
+    ax.legend(fontsize=8)
     return ax
+
+
+def _relative_counts(edges: np.ndarray):
+    """Counts per bin of relative changes, the outer bins open-ended."""
+    return lambda change: np.histogram(np.clip(change, edges[1] - 1, edges[-2] + 1), edges)[0]
+
+
+def _signed_edges(everything: np.ndarray, bins) -> tuple[np.ndarray, np.ndarray]:
+    """The edges of the loss bins (ending at 0) and of the win bins (starting at 0)."""
+    if bins is None:
+        largest = float(np.max(np.abs(everything))) if everything.size else 0.0
+        largest = largest or 1.0
+        return np.linspace(-largest, 0.0, 6), np.linspace(0.0, largest, 6)
+    edges = np.asarray(bins, dtype=float)
+    if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0) or 0.0 not in edges:
+        raise ValueError(f"bins must be increasing edges with 0 among them (a bin across 0 "
+                         f"would mix wins and losses), got {list(bins)}")
+    at = int(np.flatnonzero(edges == 0.0)[0])
+    return edges[:at + 1], edges[at:]
+
+
+def _signed_counts(losses: np.ndarray, wins: np.ndarray):
+    """Counts per bar: the loss bins, the ties, the win bins; changes beyond the outer edges
+    in the end bins."""
+    def count(change):
+        below, above = change[change < 0], change[change > 0]
+        lost = np.histogram(np.clip(below, losses[0], 0.0), losses)[0] if losses.size > 1 else []
+        won = np.histogram(np.clip(above, 0.0, wins[-1]), wins)[0] if wins.size > 1 else []
+        return np.concatenate([lost, [np.sum(change == 0)], won])
+
+    return count
 
 
 def _relative_labels(edges: np.ndarray) -> list[str]:

@@ -82,6 +82,24 @@ def queries_of_rows(qid: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return ids, np.diff(np.append(starts, q.size)).astype(np.int64)
 
 
+def _in_unrouted_model_selection() -> bool:
+    """Whether this call comes from scikit-learn's model selection (a search or a
+    cross-validation) with metadata routing off: per-row metadata then reaches ``fit`` but not
+    ``score``."""
+    import sys
+
+    import sklearn
+
+    if sklearn.get_config().get("enable_metadata_routing"):
+        return False
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("sklearn.model_selection"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _aligned_to_rows(baseline, X, method: str):
     """A pandas ``baseline`` taken in the order of the rows of ``X`` (a DataFrame), as pandas
     aligns; refused if its index does not hold their labels once each. Anything else as given
@@ -94,7 +112,7 @@ def _aligned_to_rows(baseline, X, method: str):
     if rows.has_duplicates or labels.has_duplicates or len(rows) != len(labels) or \
             not labels.isin(rows).all():
         missing = rows.difference(labels)
-        example = f" (row {missing[0]!r} has no baseline)" if len(missing) else ""
+        example = f" (row {missing.tolist()[0]!r} has no baseline)" if len(missing) else ""
         raise ValueError(f"RiskRanker.{method}: baseline's index does not hold X's row labels "
                          f"once each{example}; index it like X, or pass a plain array in X's "
                          "row order")
@@ -245,6 +263,14 @@ class RiskRanker(BaseEstimator):
         alpha = check_alpha(self.alpha)
         check_whole_number(self.n_estimators, "n_estimators")
         self._score_target()  # a wrong score_measure is refused before training
+        if qid is not None and _in_unrouted_model_selection():
+            raise ValueError(
+                "RiskRanker.fit got qid= inside scikit-learn's model selection without metadata "
+                "routing: the test folds' score would get no query ids and every score would be "
+                "NaN. Either enable routing (sklearn.set_config(enable_metadata_routing=True); "
+                "RiskRanker(...).set_fit_request(qid=True, baseline=True).set_score_request("
+                "qid=True, baseline=True)), or keep the query id in a column of X "
+                "(qid_column=), which every splitter carries with the rows")
         baseline = _aligned_to_rows(baseline, X, "fit")
         features, query_ids, group = self._rows(X, qid, "fit", group)
         features, y = validate_data(self, features, y, reset=True, **_ARRAYS)

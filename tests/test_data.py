@@ -212,3 +212,33 @@ def test_query_ids_are_read_in_one_pass_and_checked_by_line(tmp_path):
     path.write_text("1 1:0.5\n0 qid:4 1:0.2\n")
     with pytest.raises(ValueError, match=r"q\.txt:1: this document has no qid: field"):
         load_letor(path)
+
+
+@pytest.mark.parametrize("columns", [("topic", "docno"), ("qid", "docno")])
+def test_every_frame_gets_the_same_checks_whatever_its_column_names(columns):
+    """A frame in this library's own columns is checked as PyTerrier's is: a NaN or infinite
+    score, a NaN or fractional grade, each refused naming topic and document."""
+    import pandas as pd
+
+    from lgb_risk import trec
+
+    topic, docno = columns
+    score, grade = ("score", "grade") if topic == "topic" else ("score", "label")
+    good_qrels = pd.DataFrame({topic: ["1", "1"], docno: ["a", "b"], grade: [1, 0]})
+    good_run = pd.DataFrame({topic: ["1", "1"], docno: ["a", "b"], score: [0.5, 0.1]})
+    for value in (np.nan, np.inf):
+        bad = good_run.assign(**{score: [0.5, value]})
+        with pytest.raises(ValueError, match=r"score of topic '1', document 'b' is .*finite"):
+            data.as_run(bad)
+        with pytest.raises(ValueError, match="document 'b'"):
+            trec.evaluate_run(good_qrels, bad, ["ndcg@10"])
+    for value in (np.nan, 1.5):
+        bad = good_qrels.assign(**{grade: [value, 0]})
+        with pytest.raises(ValueError, match=r"grade of topic '1', document 'a' is .*whole"):
+            data.as_qrels(bad)
+        with pytest.raises(ValueError, match="document 'a'"):
+            trec.evaluate_run(bad, good_run, ["ndcg@10"])
+    whole = good_qrels.assign(**{grade: [1.0, 0.0]})
+    assert data.as_qrels(whole)["grade"].tolist() == [1, 0]
+    if topic == "topic":
+        assert data.as_run(good_run) is good_run  # nothing to convert: the frame itself

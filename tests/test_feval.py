@@ -70,3 +70,30 @@ def test_risk_feval_checks_baselines_as_the_objectives_do(measure):
         feval.risk_feval(percent, measure=measure, alpha=5)(preds, one)
     with pytest.raises(ValueError, match=r"NDCG@10 of query index 0 is 52.0"):
         UCRO(alpha=5, baseline=percent).gradients(preds, one.get_label(), one.get_group())
+
+
+def test_early_stopping_on_the_first_metric_refuses_lightgbms_own_metric_before_the_feval():
+    """LGBMRanker with a callable objective computes LightGBM's ndcg@1..5 before an lgb_risk
+    feval: first_metric_only would stop on ndcg@1 without a word; it is refused, and works
+    with metric='None'."""
+    import lightgbm as lgb
+
+    from lgb_risk import LambdaMART
+    from lgb_risk.feval import ndcg_feval
+
+    rng = np.random.default_rng(0)
+    X, y, group = rng.normal(size=(400, 5)), rng.integers(0, 3, 400), [10] * 40
+    stop = [lgb.early_stopping(2, first_metric_only=True, verbose=False)]
+    fit = {"group": group, "eval_set": [(X, y)], "eval_group": [group],
+           "eval_metric": ndcg_feval(10), "callbacks": stop}
+    ranker = lgb.LGBMRanker(objective=LambdaMART().sklearn_objective, n_estimators=3,
+                            verbose=-1)
+    with pytest.raises(ValueError, match="stop on LightGBM's own metric 'ndcg'.*ndcg@10"):
+        ranker.fit(X, y, **fit)
+    ranker.set_params(metric="None").fit(X, y, **fit)
+    (recorded,) = ranker.evals_result_.values()
+    assert len(recorded) == 1 and next(iter(recorded)).startswith("ndcg@10")  # the feval alone
+    with pytest.raises(ValueError, match="metric='None'"):
+        lgb.train({"objective": LambdaMART(), "metric": "ndcg", "verbose": -1},
+                  lgb.Dataset(X, y, group=group), 2, feval=ndcg_feval(10), callbacks=stop,
+                  valid_sets=[lgb.Dataset(X, y, group=group)])

@@ -67,3 +67,19 @@ def test_the_table_compiles(collection, tmp_path):  # noqa: F811
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-2000:]
     assert (tmp_path / "t.pdf").stat().st_size > 0
+
+
+def test_ragged_columns_short_marks_and_a_level_outside_0_1_are_refused():
+    """A column shorter than the others would drop rows silently; a marks list shorter than
+    the rows would mark the wrong ones; level=2 would mark p = 0.9."""
+    with pytest.raises(ValueError, match=r"one value per row; got 'run': 3, 'mean': 2"):
+        latex_table({"run": ["a", "b", "c"], "mean": [0.1, 0.2]})
+    table = {"run": ["a", "b", "c"], "mean": [0.1, 0.2, 0.3]}
+    with pytest.raises(ValueError, match=r"marks\['mean'\] has 2 p-values for 3 rows"):
+        latex_table(table, marks={"mean": ([0.01, 0.5], "t-test")})
+    with pytest.raises(ValueError, match="marks names column 'ndcg'"):
+        latex_table(table, marks={"ndcg": ([0.01, 0.5, 0.2], "t-test")})
+    with pytest.raises(ValueError, match=r"level must be a significance level in \(0, 1\)"):
+        latex_table(table, level=2)
+    marked = latex_table(table, marks={"mean": ([0.01, 0.9, None], "t-test")})
+    assert marked.count(r"$^\ddagger$") == 1 and r"0.1000$^\ddagger$" in marked

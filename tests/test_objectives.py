@@ -608,3 +608,28 @@ def test_sorting_from_the_last_calls_order_gives_the_one_stable_order():
     for got, fresh in zip(objective.gradients(moved, labels, group),
                           LambdaMART().gradients(moved, labels, group)):
         np.testing.assert_array_equal(got, fresh)
+
+
+@pytest.mark.parametrize("cls", [TSARO, TFARO, TStarFARO])
+def test_a_model_that_ties_its_baseline_everywhere_gets_alpha_over_two(cls):
+    """A booster started from the baseline's scores ties it on every query, but its NDCG and
+    the baseline's come from different code paths and may differ in the last bit: those
+    differences are ties (U-CRO's tolerance), so s_x = 0 and α'_q = α/2 on every query, the
+    gradients those of the exactly equal baseline, and for T-FARO (1 + α/2) times
+    LambdaMART's."""
+    from lgb_risk import metrics
+
+    labels, scores, group = random_problem(np.random.default_rng(11), n_queries=40)
+    exact = metrics.ndcg(labels, scores, group, 10)
+    inside = (exact > 0) & (exact < 1)  # one ulp up or down, alternately
+    noisy = np.where(inside, np.nextafter(exact, np.where(np.arange(exact.size) % 2, 2.0, -1.0)),
+                     exact)
+    assert not np.array_equal(noisy, exact)
+    parameter = "baselines" if cls is TStarFARO else "baseline"
+    grads = {name: cls(alpha=6, **{parameter: values}).gradients(scores, labels, group)
+             for name, values in (("exact", exact), ("noisy", noisy))}
+    np.testing.assert_array_equal(grads["noisy"][0], grads["exact"][0])
+    np.testing.assert_array_equal(grads["noisy"][1], grads["exact"][1])
+    if cls is TFARO:  # its multiplier is 1 + α'_q = 1 + 3 on every pair of every query
+        plain, _ = LambdaMART().gradients(scores, labels, group)
+        np.testing.assert_allclose(grads["exact"][0], 4.0 * plain, rtol=1e-12, atol=1e-15)

@@ -31,6 +31,26 @@ def test_win_loss_histogram_counts_each_bin_by_a_loop():
     assert "ERR@20" in ax.get_xlabel() and "bm25" in ax.get_title()
 
 
+def test_absolute_win_loss_bins_never_mix_wins_and_losses():
+    """relative=False: losses, then the ties at 0 (the dotted line), then wins, each bar
+    counted by a loop; one run named in the legend; bins across 0 refused."""
+    ax = plots.win_loss_histogram({"mine": SYSTEM}, BASELINE, relative=False)
+    delta = SYSTEM - BASELINE
+    largest = max(abs(delta))
+    edges = [largest * i / 5 for i in range(-5, 6)]
+    heights = [p.get_height() for p in ax.patches]
+    losses = [sum(1 for d in delta if d < 0 and a <= d < b or (d == -largest and i == 0))
+              for i, (a, b) in enumerate(zip(edges[:5], edges[1:6]))]
+    wins = [sum(1 for d in delta if d > 0 and (a < d <= b if i == 4 else a <= d < b))
+            for i, (a, b) in enumerate(zip(edges[5:10], edges[6:]))]
+    assert heights == losses + [sum(1 for d in delta if d == 0)] + wins
+    (line,) = [line for line in ax.lines if line.get_linestyle() == ":"]
+    assert line.get_xdata()[0] == 5 and ax.get_xticklabels()[5].get_text() == "0"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["mine"]
+    with pytest.raises(ValueError, match="0 among them"):
+        plots.win_loss_histogram(SYSTEM, BASELINE, relative=False, bins=[-0.5, -0.05, 0.05, 1])
+
+
 def test_trisk_and_georisk_by_alpha_draw_the_risk_measures():
     alphas = [0, 1, 5]
     ax = plots.trisk_by_alpha({"a": SYSTEM}, BASELINE, alphas, measure="NDCG@10",

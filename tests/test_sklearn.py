@@ -230,3 +230,36 @@ def test_group_sizes_a_baseline_feature_and_early_stopping_on_an_evaluation_set(
     np.testing.assert_array_equal(stopping.predict(X[valid]), kept)
     with pytest.raises(ValueError, match="early_stopping_rounds needs eval_set="):
         clone(stopping).fit(X, y, qid=qid)
+
+
+def test_a_search_without_metadata_routing_fails_at_once_saying_what_to_do():
+    """Without routing, qid reaches fit but not score: instead of a NaN per fold and a
+    best_params_, every fit fails at once with the advice, and the search raises it."""
+    X, y, qid, _ = _problem(7, n_queries=30)
+    search = GridSearchCV(RiskRanker(**SMALL), {"alpha": [1.0, 5.0]}, cv=GroupKFold(3))
+    with pytest.raises(ValueError, match="enable_metadata_routing"):
+        search.fit(X, y, qid=qid, groups=qid)
+
+
+def test_a_pandas_baseline_is_aligned_by_index_or_refused():
+    """A Series indexed like X but in another order is taken by label, as pandas aligns; one
+    whose labels are not X's rows is refused."""
+    X, y, qid, bm25 = _problem(8, n_queries=20)
+    frame = pd.DataFrame(X, index=np.arange(1000, 1000 + len(y)))
+    in_order = pd.Series(bm25, index=frame.index)
+    shuffled = in_order.sample(frac=1.0, random_state=0)
+    ranker = RiskRanker("UCRO", alpha=5, score_measure="urisk", **SMALL)
+    expected = clone(ranker).fit(frame, y, qid=qid, baseline=bm25)
+    got = clone(ranker).fit(frame, y, qid=qid, baseline=shuffled)
+    np.testing.assert_array_equal(got.predict(frame), expected.predict(frame))
+    assert got.score(frame, y, qid=qid, baseline=shuffled) == pytest.approx(
+        expected.score(frame, y, qid=qid, baseline=bm25), abs=1e-15)
+    with pytest.raises(ValueError, match="row 1000 has no baseline"):
+        clone(ranker).fit(frame, y, qid=qid, baseline=pd.Series(bm25))
+
+
+def test_a_misspelt_lightgbm_parameter_is_refused_with_the_nearest_name():
+    X, y, qid, _ = _problem(9, n_queries=10)
+    with pytest.raises(ValueError, match="'num_leave' is not a LightGBM parameter "
+                                         r"\(did you mean 'num_leaves'\?\)"):
+        RiskRanker(lgbm_params={"num_leave": 31}, **SMALL).fit(X, y, qid=qid)

@@ -79,3 +79,24 @@ def test_on_mq2008_as_good_as_rank_ndcg_and_u_cro_lowers_risk():
         return np.maximum(ndcg["BM25"] - ndcg[name], 0).mean()
 
     assert risk("U-CRO") < risk("LambdaMART")
+
+
+def test_a_missing_feature_baseline_value_is_refused_and_the_instance_names_the_adapter():
+    """A NaN in the baseline's column is missing in XGBoost's DMatrix (get_data() drops it):
+    refused like the dense path's NaN, not ranked as 0; passing the objective itself as obj=
+    says to pass .xgboost_objective."""
+    from lgb_risk import UCRO
+    from lgb_risk.baselines import FeatureBaseline
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(0.1, 1.0, size=(40, 3))
+    y = rng.integers(0, 3, 40)
+    qid = np.repeat(np.arange(4), 10)
+    X[13, 1] = np.nan
+    dtrain = xgb.DMatrix(X, y, qid=qid)
+    objective = UCRO(alpha=5, baseline=FeatureBaseline(1))
+    with pytest.raises(ValueError, match="column 1 is missing in training row 13"):
+        objective.xgboost_objective(np.zeros(40), dtrain)
+    UCRO(alpha=5, baseline=FeatureBaseline(0)).xgboost_objective(np.zeros(40), dtrain)
+    with pytest.raises(TypeError, match=r"obj=UCRO\(...\).xgboost_objective"):
+        xgb.train({"verbosity": 0}, dtrain, 1, obj=objective)
