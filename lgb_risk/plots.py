@@ -175,8 +175,13 @@ def _by_alpha(ax: Any, systems: Any, baseline: PerQuery, alphas: Sequence[float]
     ax = _axes(ax, (6, 4))
     alphas = [float(a) for a in alphas]
     for name, values in _runs(systems).items():
-        ax.plot(alphas, [against(values, baseline, a)[0] for a in alphas], marker="o",
-                label=name)
+        line = [float(against(values, baseline, a)[0]) for a in alphas]
+        if np.all(np.isnan(line)):
+            raise ValueError(f"run {name!r}: {against.__name__.removesuffix('_against')} is "
+                             "undefined at every α (e.g. TRisk where every query has the same "
+                             "risk-weighted difference, as when the run equals the baseline): "
+                             "there is no line to draw")
+        ax.plot(alphas, line, marker="o", label=name)
     ax.set_xticks(alphas)
     ax.set_xticklabels([f"{a:g}" for a in alphas])
     ax.set_xlabel("evaluation α")

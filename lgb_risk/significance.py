@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from lgb_risk._validation import check_whole_number
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -100,16 +102,24 @@ def paired_t_test(a: ArrayLike, b: ArrayLike, *, power: float = 0.8,
                   level: float = 0.05) -> PairedTest:
     """Student's paired t-test of mean(a) − mean(b), with its minimal detectable difference.
 
+    Where every query differs by the same amount (standard deviation 0) the t statistic is
+    infinite: p is 0 for a non-zero shift, and NaN (no test) where a equals b.
+
     >>> t = paired_t_test([0.5, 0.6, 0.7, 0.4], [0.4, 0.6, 0.5, 0.3])
     >>> round(t.difference, 3), round(t.p_value, 3)
     (0.1, 0.092)
+    >>> paired_t_test([0.5, 0.75], [0.25, 0.5]).p_value  # a constant shift
+    0.0
     """
     from scipy import stats
 
     a, b = _pair(a, b)
     d = a - b
     sd = float(d.std(ddof=1))
-    p = float(stats.ttest_rel(a, b).pvalue) if sd > 0 else float("nan")
+    if sd > 0:
+        p = float(stats.ttest_rel(a, b).pvalue)
+    else:
+        p = 0.0 if d[0] != 0 else float("nan")
     return PairedTest(float(d.mean()), p, detectable_mean_difference(sd, d.size, power=power,
                                                                      level=level), d.size)
 
@@ -136,12 +146,15 @@ def paired_randomisation_test(statistic: Callable[[np.ndarray], np.ndarray], a: 
     >>> t.p_value  # every relabelling gives a smaller difference
     0.001
     """
+    if not callable(statistic):
+        raise TypeError(f"statistic must be a function of an array (m, n_queries) giving m "
+                        f"values, got {type(statistic).__name__} (the call is "
+                        "paired_randomisation_test(statistic, a, b))")
     a, b = _pair(a, b)
-    if not isinstance(resamples, int) or resamples < 1:
-        raise ValueError(f"resamples must be a whole number >= 1, got {resamples!r}")
+    resamples = check_whole_number(resamples, "resamples")
     from scipy import stats
 
-    observed = statistic(np.vstack([a, b]))
+    observed = _row_values(statistic, np.vstack([a, b]))
     difference = float(observed[0] - observed[1])
     if np.array_equal(a, b):
         return PairedTest(difference, float("nan"), float("nan"), a.size)
@@ -152,11 +165,23 @@ def paired_randomisation_test(statistic: Callable[[np.ndarray], np.ndarray], a: 
         m = min(chunk, resamples - start)
         swap = rng.random((m, a.size)) < 0.5
         first, second = np.where(swap, b, a), np.where(swap, a, b)
-        values = statistic(np.vstack([first, second]))
+        values = _row_values(statistic, np.vstack([first, second]))
         null[start:start + m] = values[:m] - values[m:]
     p = (1 + np.count_nonzero(np.abs(null) >= abs(difference) - 1e-15)) / (1 + resamples)
     z = stats.norm.ppf(1 - level / 2) + stats.norm.ppf(power)
     return PairedTest(difference, float(p), float(z * null.std(ddof=1)), a.size)
+
+
+def _row_values(statistic, rows: np.ndarray) -> np.ndarray:
+    """``statistic(rows)``, checked to be one finite number per row."""
+    values = np.asarray(statistic(rows), dtype=np.float64)
+    if values.shape != (rows.shape[0],):
+        raise ValueError(f"statistic must map an array ({rows.shape[0]}, n_queries) to "
+                         f"{rows.shape[0]} values, one per row (e.g. rows.mean(axis=1)); it "
+                         f"returned shape {values.shape}")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("statistic returned a value that is not finite")
+    return values
 
 
 #: The corrections of p-values for multiple comparisons, by name: Bonferroni's and Holm's

@@ -67,6 +67,20 @@ def queries_of_rows(qid: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     if q.dtype.kind == "f" and np.isnan(q).any():
         raise ValueError(f"qid of row {int(np.flatnonzero(np.isnan(q))[0])} is NaN: every row "
                          "needs a query id")
+    if q.dtype.kind == "O":
+        import pandas as pd
+
+        missing = np.flatnonzero(pd.isna(q))
+        if missing.size:
+            raise ValueError(f"qid of row {int(missing[0])} is {q[missing[0]]!r}: every row "
+                             "needs a query id")
+        kinds = {type(v).__name__: row for row, v in reversed(list(enumerate(q.tolist())))}
+        if len({("number" if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                 else type(v).__name__) for v in q.tolist()}) > 1:
+            raise ValueError("qid mixes types (" + ", ".join(
+                f"{kind} first at row {row}" for kind, row in sorted(kinds.items(),
+                                                                     key=lambda kv: kv[1]))
+                + "): give every query id the same type, e.g. all strings")
     starts = np.concatenate([[0], np.flatnonzero(q[1:] != q[:-1]) + 1])
     ids = q[starts]
     if np.unique(ids).size != ids.size:
@@ -80,6 +94,30 @@ def queries_of_rows(qid: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
             end = starts[position + 1] - 1 if position + 1 < starts.size else q.size - 1
             seen[key] = int(end)
     return ids, np.diff(np.append(starts, q.size)).astype(np.int64)
+
+
+def _is_number(value) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _numeric_features(X, method: str) -> None:
+    """Refuse a DataFrame column of strings or categories, naming it (scikit-learn's message
+    names neither the column nor what to do)."""
+    if not hasattr(X, "dtypes"):
+        return
+    for position, (name, dtype) in enumerate(X.dtypes.items()):
+        if str(dtype) != "category" and (dtype.kind in "biuf" or (
+                dtype.kind in "OSU" and all(_is_number(v) for v in X[name]))):
+            continue
+        raise ValueError(
+            f"RiskRanker.{method}: column {name!r} of X holds {dtype} values, not numbers: "
+            "encode it as numbers; for LightGBM's categorical splits, integer codes (e.g. "
+            f"X[{name!r}].astype('category').cat.codes) and lgbm_params={{'categorical_feature':"
+            f" [{position}]}} (its position among the features)")
 
 
 def _in_unrouted_model_selection() -> bool:
@@ -273,6 +311,7 @@ class RiskRanker(BaseEstimator):
                 "(qid_column=), which every splitter carries with the rows")
         baseline = _aligned_to_rows(baseline, X, "fit")
         features, query_ids, group = self._rows(X, qid, "fit", group)
+        _numeric_features(features, "fit")
         features, y = validate_data(self, features, y, reset=True, **_ARRAYS)
         labels = check_labels(y, "y")
         if labels.size < 2:
@@ -380,6 +419,10 @@ class RiskRanker(BaseEstimator):
             raise ValueError(f"qid_column {column!r} names a column, but X has no column "
                              "names (not a DataFrame): give its position")
         dense = np.asarray(X.toarray() if hasattr(X, "toarray") else X)
+        width = dense.shape[1] if dense.ndim == 2 else 0
+        if not 0 <= column < width:
+            raise ValueError(f"qid_column {column} is out of range: X has {width} columns "
+                             f"(positions 0 to {width - 1})")
         return np.delete(dense, int(column), axis=1), dense[:, int(column)]
 
     def _rows(self, X, qid, method: str, group=None):
@@ -415,9 +458,18 @@ class RiskRanker(BaseEstimator):
                              "n_systems), or a BaselineStore of their NDCG@k by query id")
         if isinstance(baseline, BaselineStore):
             return baseline
-        scores = np.asarray(baseline, dtype=np.float64)
+        try:
+            scores = np.asarray(baseline, dtype=np.float64)
+        except (TypeError, ValueError):
+            given = np.asarray(baseline, dtype=object).ravel()
+            bad = next(i for i, v in enumerate(given) if not _is_number(v))
+            raise ValueError(f"baseline must hold numbers (a score per row); value {bad} is "
+                             f"{given[bad]!r}") from None
         if scores.ndim == 1:
             scores = scores[:, None]
+        if scores.ndim == 2 and scores.shape[1] == 0:
+            raise ValueError(f"baseline has no system (shape {scores.shape}): give a score per "
+                             "row, (n_samples,), or per row and system, (n_samples, n_systems)")
         if scores.ndim != 2 or scores.shape[0] != labels.size:
             raise ValueError(f"baseline must hold a score per row ({labels.size} rows), as "
                              f"(n_samples,) or (n_samples, n_systems); got shape "
@@ -505,14 +557,18 @@ class RiskRanker(BaseEstimator):
         if w.shape != (int(group.sum()),):
             raise ValueError(f"sample_weight must hold one weight per row ({group.sum()}), got "
                              f"shape {w.shape}")
+        bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+        if bad.size:
+            raise ValueError(f"sample_weight of row {int(bad[0])} is {w[bad[0]]}; weights must "
+                             "be finite and >= 0")
         starts = np.concatenate([[0], np.cumsum(group)[:-1]])
         first = w[starts]
         differs = np.flatnonzero(w != np.repeat(first, group))
         if differs.size:
             raise ValueError(f"sample_weight of row {int(differs[0])} differs from its query's "
                              "first row: a ranking's weight is its query's (one per query)")
-        if np.any(~np.isfinite(first) | (first < 0)) or first.sum() <= 0:
-            raise ValueError("sample_weight must be finite, >= 0 and not all 0")
+        if first.sum() <= 0:
+            raise ValueError("sample_weight must not be 0 on every row")
         return first
 
     # -- scikit-learn's estimator protocol -------------------------------------------------

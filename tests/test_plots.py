@@ -117,3 +117,9 @@ def test_the_active_evaluation_figure_marks_budgets_and_tells_methods_apart():
               len(line.get_xdata()) == 3}
     assert len(styles) == 4  # every method its own marker and line style
     assert ax.get_title() == "ERR@10, one ranker"
+
+
+def test_trisk_by_alpha_refuses_a_run_whose_trisk_is_undefined_everywhere():
+    """As tr_tj_per_query refuses it, instead of drawing an empty line."""
+    with pytest.raises(ValueError, match="run 'same': trisk is undefined at every α"):
+        plots.trisk_by_alpha({"same": BASELINE}, BASELINE, [0, 1, 5])

@@ -123,3 +123,24 @@ def test_the_risk_table_corrects_trisk_p_over_the_systems_against_the_baseline()
         assert np.isnan(block.loc[block["system"] == "s0", "trisk_p_holm"]).all()
     with pytest.raises(ValueError, match="needs a baseline"):
         risk.risk_table(scores, alphas=[5], correction="bh")
+
+
+def test_the_tests_answer_their_edge_cases_specifically():
+    """A numpy integer is a whole number of resamples; a statistic giving one number for all
+    rows, or the arguments in the wrong order, are named; a constant shift has p = 0 (t is
+    infinite), as the docstring says, and equal runs no test."""
+    rng = np.random.default_rng(4)
+    a = rng.uniform(size=30)
+    b = a - rng.uniform(0.0, 0.1, size=30)
+    mean = lambda rows: rows.mean(axis=1)  # noqa: E731
+    assert paired_randomisation_test(mean, a, b, resamples=np.int64(99)) == \
+        paired_randomisation_test(mean, a, b, resamples=99)
+    with pytest.raises(ValueError, match=r"to 2 values, one per row .* returned shape \(\)"):
+        paired_randomisation_test(lambda rows: float(rows.mean()), a, b)
+    with pytest.raises(TypeError, match=r"paired_randomisation_test\(statistic, a, b\)"):
+        paired_randomisation_test(a, b, mean)
+    with pytest.raises(ValueError, match="resamples must be"):
+        paired_randomisation_test(mean, a, b, resamples=0)
+    shifted = paired_t_test([0.5, 0.75, 0.25], [0.25, 0.5, 0.0])
+    assert shifted.p_value == 0.0 and shifted.difference == 0.25
+    assert np.isnan(paired_t_test(a, a).p_value)

@@ -263,3 +263,31 @@ def test_a_misspelt_lightgbm_parameter_is_refused_with_the_nearest_name():
     with pytest.raises(ValueError, match="'num_leave' is not a LightGBM parameter "
                                          r"\(did you mean 'num_leaves'\?\)"):
         RiskRanker(lgbm_params={"num_leave": 31}, **SMALL).fit(X, y, qid=qid)
+
+
+def test_bad_rows_queries_and_baselines_are_named():
+    """Each answer names the argument, the row or column, and what was expected, instead of
+    numpy's or pandas' message."""
+    X, y, qid, bm25 = _problem(10, n_queries=8)
+    small = {**SMALL, "n_estimators": 2}
+    cases = [
+        (dict(qid=[None] * len(y)), "qid of row 0 is None: every row needs a query id"),
+        (dict(qid=pd.Series([1] * 40 + ["a"] * 40)),
+         r"qid mixes types \(int first at row 0, str first at row 40\)"),
+        (dict(qid=qid, baseline=["w"] * len(y)), "baseline must hold numbers .* value 0 is 'w'"),
+        (dict(qid=qid, baseline=np.zeros((len(y), 0))), r"baseline has no system \(shape"),
+    ]
+    for arguments, message in cases:
+        with pytest.raises(ValueError, match=message):
+            RiskRanker("GeoRisk", **small).fit(X, y, **arguments)
+    with pytest.raises(ValueError, match=r"qid_column 9 is out of range: X has 6 columns"):
+        RiskRanker(qid_column=9, **small).fit(np.column_stack([X, qid]), y)
+    frame = pd.DataFrame(X).assign(kind=["news", "blog"] * 40)
+    with pytest.raises(ValueError, match=r"column 'kind' of X holds .* not numbers.*"
+                                         r"'categorical_feature': \[5\]"):
+        RiskRanker(**small).fit(frame, y, qid=qid)
+    model = RiskRanker(**small).fit(X, y, qid=qid)
+    weights = np.ones(len(y))
+    weights[5] = np.nan
+    with pytest.raises(ValueError, match="sample_weight of row 5 is nan; weights must be finite"):
+        model.score(X, y, qid=qid, sample_weight=weights)
