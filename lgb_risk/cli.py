@@ -150,6 +150,16 @@ def _evaluate(args) -> dict:
     """What ``lgb-risk evaluate`` prints, as a mapping of column name to values; notes on
     standard error."""
     paths, baseline = list(args.runs), args.baseline
+    if args.per_topic:
+        ignored = [flag for flag, value in (("--figure", args.figure),
+                                            ("--correction", args.correction))
+                   if value is not None]
+        if ignored:
+            raise ValueError(f"--per-topic prints each topic's values, without risk measures, "
+                             f"tests or figures: {' and '.join(ignored)} would be ignored; drop "
+                             "it, or drop --per-topic")
+    if args.figure is not None:
+        _figure_folder(args.figure)
     names = [data.run_name(p) for p in paths]
     if baseline is not None and baseline not in names:
         if not Path(baseline).is_file():
@@ -190,6 +200,23 @@ def _evaluate(args) -> dict:
                               loss_fraction=args.loss_fraction)
 
 
+def _figure_folder(directory) -> None:
+    """Refuse, before any work, a ``--figure`` folder that cannot take the figures."""
+    import os
+
+    folder = Path(directory)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--figure {directory}: exists and is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--figure {directory}: cannot create the folder "
+                         f"({exc.strerror})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"--figure {directory}: cannot write into the folder (permission "
+                         "denied)")
+
+
 def _write_figures(scores: dict, baseline, alphas, directory) -> None:
     """``--figure DIR``: the runs against the baseline
     (:func:`lgb_risk.plots.write_run_figures`)."""
@@ -223,6 +250,8 @@ def _cmd_evaluate(args) -> None:
 def _cmd_risk(args) -> None:
     from lgb_risk.risk import risk_table
 
+    if args.figure is not None:
+        _figure_folder(args.figure)
     scores = data.read_per_topic_table(args.scores, measure=args.measure)
     if args.figure is not None:
         _write_figures({args.measure or "score": scores}, args.baseline, args.alpha,
@@ -598,6 +627,9 @@ def _spooled(args, folder: Path) -> dict:
         copies = []
         for path in paths:
             text = str(path)
+            if text != "-" and os.path.isdir(text):
+                raise ValueError(f"{text} is a folder, where a file was expected; give the "
+                                 f"file(s) in it (e.g. {Path(text) / '*'})")
             if text != "-" and (not os.path.exists(text) or os.path.isfile(text)):
                 copies.append(path)
                 continue

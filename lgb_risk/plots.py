@@ -21,6 +21,7 @@ References: [TR], [GEO] (:mod:`lgb_risk.references`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -139,6 +140,12 @@ def _signed_counts(losses: np.ndarray, wins: np.ndarray):
         return np.concatenate([lost, [np.sum(change == 0)], won])
 
     return count
+
+
+def _file_stem(name: str) -> str:
+    """``name`` as part of a file name: letters, digits, ``.``, ``-`` and ``_`` kept, ``@``
+    dropped (ndcg@20 -> ndcg20), anything else (``/``, spaces, brackets) made ``_``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name.replace("@", "")).strip("_") or "_"
 
 
 def _relative_labels(edges: np.ndarray) -> list[str]:
@@ -280,17 +287,13 @@ def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, 
 
     from lgb_risk._io import atomic_write
 
-    folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
+    drawn: dict = {}  # file name -> Axes: every figure drawn before any is written
 
-    def save(ax: Any, name: str) -> None:
-        figure = ax.figure
-        figure.tight_layout()
-        path = folder / name
-        atomic_write(path, lambda tmp: figure.savefig(tmp, format="png", dpi=110,
-                                                      metadata={"Software": None}))
-        paths.append(path)
+    def draw(ax: Any, name: str) -> None:
+        if name in drawn:
+            raise ValueError(f"two figures would both be written to {name}: give the runs "
+                             "names that differ in more than their punctuation")
+        drawn[name] = ax
 
     for measure, table in scores.items():
         if baseline not in table.index:
@@ -298,18 +301,31 @@ def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, 
                              f"{', '.join(map(str, table.index))}")
         base = table.loc[baseline]
         others = {str(run): table.loc[run] for run in table.index if run != baseline}
+        if not others:
+            raise ValueError(f"the figures draw runs against the baseline {baseline!r}, the "
+                             "only run given: give at least one other run")
         try:
             label = registry.parse(measure).label  # NDCG@20
         except ValueError:  # a per-topic table's single score column
             label = measure
-        stem = measure.replace("@", "").replace("(", "_").replace(")", "").replace("=", "")
-        save(win_loss_histogram(others, base, measure=label, baseline_name=baseline),
+        stem = _file_stem(measure)
+        draw(win_loss_histogram(others, base, measure=label, baseline_name=baseline),
              f"win_loss_{stem}.png")
-        save(trisk_by_alpha(others, base, alphas, measure=label, baseline_name=baseline),
+        draw(trisk_by_alpha(others, base, alphas, measure=label, baseline_name=baseline),
              f"trisk_by_alpha_{stem}.png")
-        save(georisk_by_alpha(others, base, alphas, measure=label, baseline_name=baseline),
+        draw(georisk_by_alpha(others, base, alphas, measure=label, baseline_name=baseline),
              f"georisk_by_alpha_{stem}.png")
         for run, values in others.items():
-            save(tr_tj_per_query(values, base, max(alphas), measure=label, name=run,
-                                 baseline_name=baseline), f"tr_tj_{run}_{stem}.png")
+            draw(tr_tj_per_query(values, base, max(alphas), measure=label, name=run,
+                                 baseline_name=baseline), f"tr_tj_{_file_stem(run)}_{stem}.png")
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, ax in drawn.items():
+        figure = ax.figure
+        figure.tight_layout()
+        path = folder / name
+        atomic_write(path, lambda tmp, figure=figure: figure.savefig(
+            tmp, format="png", dpi=110, metadata={"Software": None}))
+        paths.append(path)
     return paths

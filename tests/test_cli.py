@@ -328,3 +328,46 @@ def test_inputs_from_a_pipe_and_from_standard_input(collection, tmp_path, monkey
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"1 Q0 a 1 x r\n")))
     code, _, err = run_cli("evaluate", qrels, "-")
     assert code != 0 and "<standard input>:1: SCORE must be a finite number, got 'x'" in err
+
+
+def test_figure_and_run_arguments_that_cannot_work_are_refused_before_any_work(collection,
+                                                                             tmp_path):
+    """A file or an uncreatable folder as --figure, only the baseline to draw, --per-topic with
+    options it would ignore, a folder given as a run: each refused with status 2 and a message
+    naming it, nothing written."""
+    pytest.importorskip("matplotlib")
+    qrels, runs = collection
+    a_file = tmp_path / "a_file"
+    a_file.write_text("keep me")
+    cases = [
+        ((*runs, "--baseline", "run1", "--figure", a_file), "exists and is not a folder"),
+        ((*runs, "--baseline", "run1", "--figure", a_file / "sub"), "cannot create the folder"),
+        ((runs[0], "--baseline", "run1", "--figure", tmp_path / "figs"),
+         "the only run given: give at least one other run"),
+        ((*runs, "--baseline", "run1", "--per-topic", "--figure", tmp_path / "f"),
+         "--figure would be ignored"),
+        ((*runs, "--baseline", "run1", "--per-topic", "--correction", "holm"),
+         "--correction would be ignored"),
+        ((runs[0], tmp_path), "is a folder, where a file was expected"),
+    ]
+    for arguments, message in cases:
+        code, out, err = run_cli("evaluate", qrels, *arguments)
+        assert code == 2 and message in err and out == "", (arguments, err)
+    assert a_file.read_text() == "keep me"
+    assert not (tmp_path / "figs").exists() or not any((tmp_path / "figs").iterdir())
+
+
+def test_run_names_that_are_not_file_names_get_figures_all_written(tmp_path):
+    """A run named bm25/rm3 (a per-topic table's column) writes its TR/TJ figure as
+    tr_tj_bm25_rm3_*.png beside the others, instead of failing halfway."""
+    pytest.importorskip("matplotlib")
+    table = tmp_path / "scores.csv"
+    values = {"bm25": lambda t: 0.1 + t / 20, "bm25/rm3": lambda t: 0.3 - t / 40,
+              "dlm": lambda t: 0.2 + (t % 3) / 10}
+    table.write_text("system,topic,score\n" + "".join(
+        f"{run},{t},{value(t):.3f}\n" for run, value in values.items() for t in range(1, 9)))
+    code, _, err = run_cli("risk", table, "--baseline", "bm25", "--figure", tmp_path / "figs")
+    assert code == 0, err
+    written = sorted(p.name for p in (tmp_path / "figs").iterdir())
+    assert "tr_tj_bm25_rm3_score.png" in written and "tr_tj_dlm_score.png" in written
+    assert len(written) == 5
