@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lgb_risk.experiment.config import load_config, validate
@@ -343,6 +344,16 @@ def test_adding_alphas_or_learners_resumes_with_only_the_new_units(tmp_path):
                  cwd=tmp_path)
     _, err = third.communicate(timeout=600)
     assert third.returncode == 2 and "differs in training" in err
+    # What the report shows changes without training anything: the report is rewritten.
+    before = (out / "report.md").read_text()
+    reported = more + "[report]\ncorrection = 'bonferroni'\nalpha = 1\n"
+    fourth = _cli("run", _config_file(tmp_path, reported, "reported.toml"), "--out", out,
+                  cwd=tmp_path)
+    _, err = fourth.communicate(timeout=600)
+    assert fourth.returncode == 0, err
+    assert "0 unit(s) to run" in err or "unit(s) to run" not in err
+    after = (out / "report.md").read_text()
+    assert "Holm" in before and "Bonferroni" in after and "α = 1." in after
 
 
 def _descendants(pid: int) -> list[int]:
@@ -831,3 +842,65 @@ def test_on_a_terminal_the_progress_is_one_bar_redrawn_in_place(monkeypatch):
     assert "12 unit(s) to run with 2 job(s)\n" in text  # the note, on its own line
     last = text.rstrip("\n").split("\r")[-1]
     assert "units:" in last and "3/12" in last and "2 running, 7 left, about 02:15 to go" in last
+
+
+def _letor_file(path, documents_per_query, n_queries=40):
+    """A LETOR file whose queries hold copies of one document each (features 1-3 and a label
+    drawn per query): every ranking of a query has the same NDCG."""
+    rng = np.random.default_rng(5)
+    lines = []
+    for q in range(n_queries):
+        label, features = rng.integers(0, 3), rng.uniform(size=3)
+        line = f"{label} qid:{q + 1} " + " ".join(f"{i + 1}:{v:.4f}"
+                                                  for i, v in enumerate(features))
+        lines += [line] * documents_per_query
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+RANKING_FREE = """name = "ties"
+[data]
+source = "letor"
+path = "{data}"
+n_features = 3
+[split]
+seed = 1
+[baselines]
+feature = 1
+learned = ["ridge"]
+[learners]
+LambdaMART = [0]
+UCRO = [1]
+[training]
+rounds = 5
+early_stopping = 0
+selection = "last"
+num_threads = 1
+[lightgbm]
+min_data_in_leaf = 2
+[report]
+learner = "UCRO"
+"""
+
+
+def test_single_document_queries_are_refused_and_undefined_trisk_gives_a_whole_report(
+        tmp_path):
+    """Queries of one document leave nothing to rank: refused before any training. Queries
+    whose every ranking scores alike make TRisk undefined: the report is written whole, TRisk
+    shown as undefined, and no TR/TJ figure is drawn."""
+    import pandas as pd
+
+    single = _letor_file(tmp_path / "single.txt", 1)
+    with pytest.raises(ValueError, match="every query of the dataset has a single document"):
+        run_experiment(load_config(_config_file(tmp_path, RANKING_FREE.format(data=single))),
+                       tmp_path / "out1", stream=open(os.devnull, "w"))
+    assert not (tmp_path / "out1" / "units").exists()
+    pairs = _letor_file(tmp_path / "pairs.txt", 2)
+    out = tmp_path / "out2"
+    run_experiment(load_config(_config_file(tmp_path, RANKING_FREE.format(data=pairs))), out,
+                   stream=open(os.devnull, "w"))
+    report = pd.read_csv(out / "report.csv")
+    assert report["trisk"].isna().all() and (report["bm25_risk"] == 0).all()
+    assert (out / "report.md").exists() and (out / "report.tex").exists()
+    assert "TRisk where every query has the same" in (out / "report.md").read_text()
+    assert not (out / "tr_tj_per_query.png").exists()

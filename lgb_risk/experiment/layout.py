@@ -59,11 +59,17 @@ def all_units(config: ExperimentConfig) -> list[Unit]:
             for alpha in alphas for fold in range(config.split.folds)]
 
 
+#: The configuration's keys that change what the report shows, not what was trained.
+REPORT_ONLY = ("name", "report")
+
+
 def _extends(config: dict, recorded: dict) -> bool:
-    """Whether ``config`` is ``recorded`` with, at most, learners or α added (both as plain
-    values, :meth:`~lgb_risk.experiment.config.ExperimentConfig.to_dict`)."""
-    if {k: v for k, v in config.items() if k != "learners"} != {
-            k: v for k, v in recorded.items() if k != "learners"}:
+    """Whether ``config`` is ``recorded`` with, at most, learners or α added and the report's
+    settings (:data:`REPORT_ONLY`) changed (both as plain values,
+    :meth:`~lgb_risk.experiment.config.ExperimentConfig.to_dict`)."""
+    kept = ("learners", *REPORT_ONLY)
+    if {k: v for k, v in config.items() if k not in kept} != {
+            k: v for k, v in recorded.items() if k not in kept}:
         return False
     return all(set(alphas) <= set(config["learners"].get(learner, []))
                for learner, alphas in recorded["learners"].items())
@@ -115,8 +121,9 @@ class RunFolder:
     def keep_config(self, config: ExperimentConfig) -> None:
         """Record the configuration; refuse a folder that holds a run of another one.
 
-        A configuration that only adds learners or α to the recorded one continues its run
-        (the units done are kept; only the new ones are trained).
+        A configuration that only adds learners or α to the recorded one, or changes what the
+        report shows (``name``, ``[report]``), continues its run: the units done are kept, only
+        the new ones are trained, and the report is written anew.
         """
         if self.config_path.exists():
             from lgb_risk.experiment.config import validate
@@ -131,8 +138,9 @@ class RunFolder:
                 changed = sorted(k for k in set(current) | set(recorded)
                                  if current.get(k) != recorded.get(k))
                 raise ValueError(f"{self.out} holds a run with another configuration (it differs "
-                                 f"in {', '.join(changed)}, beyond adding learners or α); choose "
-                                 "another --out or remove that folder")
+                                 f"in {', '.join(changed)}, beyond adding learners or α or "
+                                 "changing [report]); choose another --out or remove that "
+                                 "folder")
         atomic_write_text(self.config_path, json.dumps(config.to_dict(), indent=1,
                                                        sort_keys=True))
 

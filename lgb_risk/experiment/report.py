@@ -270,8 +270,6 @@ def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
     folder = RunFolder(out)
     results = collect_results(config, out)
     table = results_table(config, out, results)
-    atomic_write_text(folder.report_csv_path, table.to_csv(index=False, float_format="%.6f"))
-    atomic_write_text(folder.environment_path, json.dumps(environment(), indent=1) + "\n")
     k = config.evaluation.k
     alpha = config.report.alpha
     base = config.baselines.feature_name
@@ -354,7 +352,10 @@ def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
     figures = _write_figures(config, folder.out, table, results, repeatability)
     if figures:
         lines += ["", "## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures]
-    lines += ["", "trees: median number of trees of the models kept (over folds and repeats). "
+    lines += ["", "A dash (–) marks a value that is undefined: a p-value with nothing to test, "
+              "a ratio over 0, or TRisk where every query has the same risk-weighted difference "
+              "(as when a learner ties the baseline on every query).",
+              "", "trees: median number of trees of the models kept (over folds and repeats). "
               "p vs LambdaMART: paired t-test of per-query NDCG against plain LambdaMART; "
               "p(Risk) vs LambdaMART: the same for the per-query loss max(0, M_b − M) whose mean "
               "is Risk (against the learned baselines: the loss averaged over them). "
@@ -371,8 +372,12 @@ def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
               "Loss>20% are means over the baselines; GeoRisk is the model's row within the "
               "matrix of the model and every learned baseline, and T*Risk is TRisk against their "
               "per-query mean.", ""]
+    # Written once everything is computed, so that a failure leaves no partial report.
+    latex = report_latex(config, table, len(queries))
+    atomic_write_text(folder.report_csv_path, table.to_csv(index=False, float_format="%.6f"))
+    atomic_write_text(folder.environment_path, json.dumps(environment(), indent=1) + "\n")
     atomic_write_text(folder.report_path, "\n".join(lines))
-    atomic_write_text(folder.report_tex_path, report_latex(config, table, len(queries)))
+    atomic_write_text(folder.report_tex_path, latex)
     return folder.report_path
 
 
@@ -529,11 +534,14 @@ def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, res
     key = (learner, max(config.learners[learner]))
     feature = averaged_baselines(config, out, list(results.index))[0]
     measure = f"NDCG@{config.evaluation.k}"
-    ax = tr_tj_per_query(results[key].to_numpy(), feature, alpha, measure=measure,
-                         name=f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g}",
-                         baseline_name=base)
-    ax.figure.tight_layout()
-    paths.append(_save_figure(ax.figure, out / "tr_tj_per_query.png"))
+    if risk.trisk_if_defined(results[key].to_numpy(), feature, alpha) is not None:
+        ax = tr_tj_per_query(results[key].to_numpy(), feature, alpha, measure=measure,
+                             name=f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g}",
+                             baseline_name=base)
+        ax.figure.tight_layout()
+        paths.append(_save_figure(ax.figure, out / "tr_tj_per_query.png"))
+    # else: TR_q is undefined (every query the same x_q, as where the learner ties the
+    # baseline everywhere); the table says TRisk is undefined (–), and no figure is drawn.
 
     points: dict = {}
     for (name, trained), rows in table.groupby(["learner", "alpha"], sort=False):

@@ -128,6 +128,9 @@ def check_before_training(config: ExperimentConfig, data: LetorData) -> None:
     if feature > n_features:
         raise ValueError(f"configuration: baselines.feature: feature {feature} is out of range; "
                          f"the data has features 1..{n_features}")
+    if data.group.size and data.group.max() < 2:
+        raise ValueError(f"every query of the dataset has a single document "
+                         f"({data.query_ids.size} queries): there is nothing to rank")
     if data.query_ids.size < minimum_queries(config):
         raise ValueError(f"the dataset has {data.query_ids.size} queries; the split needs at "
                          f"least {minimum_queries(config)}")
