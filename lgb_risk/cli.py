@@ -28,6 +28,7 @@ import numpy as np
 
 from lgb_risk import data, trec
 from lgb_risk import measures as registry
+from lgb_risk._interrupt import caused_by_ctrl_c
 from lgb_risk._io import atomic_write_text
 from lgb_risk._progress import on_terminal
 from lgb_risk._segments import offsets_from_group
@@ -689,7 +690,7 @@ def main(argv=None) -> int:
             say(f"error: {_unexpected(exc) if _from_dask(exc) else _os_error(exc)}{again}")
             return 1
         except Exception as exc:
-            if _interrupted(exc):
+            if caused_by_ctrl_c(exc):
                 say(f"interrupted{again}")
                 return 130
             if debug:
@@ -697,18 +698,6 @@ def main(argv=None) -> int:
             say(f"error: {_unexpected(exc)}{again} (--debug shows the traceback)")
             return 1
     return 0
-
-
-def _interrupted(exc: BaseException) -> bool:
-    """Whether Ctrl-C caused the error: a compiled kernel that Ctrl-C stops returns to Python as
-    ``SystemError(... returned a result with an exception set)`` caused by the
-    KeyboardInterrupt."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, KeyboardInterrupt):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
 
 
 def _from_dask(exc: BaseException) -> bool:

@@ -68,6 +68,7 @@ import numpy as np
 from lgb_risk import _lambda_kernel as kernel
 from lgb_risk import _xgboost, metrics, risk
 from lgb_risk._distributions import normal_cdf
+from lgb_risk._interrupt import interruptible
 from lgb_risk._ranking import dcg_at_k_of_order, rank_by_score, rerank_by_score
 from lgb_risk._segments import offsets_from_group
 from lgb_risk._validation import (
@@ -283,6 +284,10 @@ class LambdaMART:
         -------
         grad, hess : ndarray of float32, shape (n_documents,)
         """
+        with interruptible():  # Ctrl-C inside a kernel stays a KeyboardInterrupt
+            return self._gradients(preds, labels, group, weight)
+
+    def _gradients(self, preds, labels, group, weight):
         setup = self._setup(labels, group, weight)
         scores = np.asarray(preds, dtype=np.float64)
         if scores.shape != setup.labels.shape:

@@ -904,3 +904,24 @@ def test_single_document_queries_are_refused_and_undefined_trisk_gives_a_whole_r
     assert (out / "report.md").exists() and (out / "report.tex").exists()
     assert "TRisk where every query has the same" in (out / "report.md").read_text()
     assert not (out / "tr_tj_per_query.png").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="sends Ctrl-C to a process group")
+def test_ctrl_c_to_the_whole_process_group_prints_one_line(tmp_path):
+    """A terminal's Ctrl-C reaches the driver and every local worker: the workers leave it to
+    the driver, which closes the cluster and says how to resume, without the workers' Dask
+    tracebacks."""
+    pytest.importorskip("distributed")
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "lgb_risk.cli", "run", str(_config_file(tmp_path)), "--out",
+         str(tmp_path / "run"), "--jobs", "2"], cwd=tmp_path, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        start_new_session=True, preexec_fn=_restore_sigint)
+    wait_for_a_unit_file(tmp_path / "run" / "units", driver)
+    os.killpg(driver.pid, signal.SIGINT)
+    _, err = driver.communicate(timeout=120)
+    assert driver.returncode == 130, err
+    messages = [line for line in err.splitlines()
+                if line.strip() and not line.startswith(("[", "  learned", "training the"))]
+    assert messages == ["lgb-risk run: interrupted (what is done is kept: run the same command "
+                        "again to resume)"], err
