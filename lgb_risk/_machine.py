@@ -83,9 +83,10 @@ def environment() -> dict:
                            if features.get(f)],
             "numba_target_cpu": numba.config.CPU_NAME or "host",
             "numba_threads": numba.config.NUMBA_NUM_THREADS,
-            "blas": [{"library": f"{pool['internal_api']} {pool.get('version')}",
-                      "kernels": pool.get("architecture"), "threads": pool["num_threads"]}
-                     for pool in pools if pool["user_api"] == "blas"],
+            "blas": sorted(({"library": f"{pool['internal_api']} {pool.get('version')}",
+                             "kernels": pool.get("architecture"), "threads": pool["num_threads"]}
+                            for pool in pools if pool["user_api"] == "blas"),
+                           key=lambda blas: blas["library"]),  # not in the order loaded
             "openmp_threads": sorted({pool["num_threads"] for pool in pools
                                       if pool["user_api"] == "openmp"}),
         },
