@@ -60,8 +60,16 @@ class BaselineStore:
 
     Examples
     --------
-    >>> store = BaselineStore.from_feature(X, y, group, query_ids, feature=25, name="bm25")
-    >>> UCRO(alpha=5, baseline=store, query_ids=query_ids)
+    Per-query NDCG@10 of ranking by feature 2 (LETOR numbers features from 1; q2's relevant
+    document comes second: 1/log2(3)), for U-CRO:
+
+    >>> X = np.array([[0.1, 0.9], [0.2, 0.4], [0.3, 0.8], [0.5, 0.1]])
+    >>> store = BaselineStore.from_feature(X, labels=[1, 0, 0, 2], group=[2, 2],
+    ...                                    query_ids=["q1", "q2"], feature=2, name="bm25")
+    >>> store.table["bm25"].round(4).to_dict()
+    {'q1': 1.0, 'q2': 0.6309}
+    >>> from lgb_risk import UCRO
+    >>> objective = UCRO(alpha=5, baseline=store, query_ids=["q1", "q2"])
     """
 
     def __init__(self, table: pd.DataFrame, measure: str = "ndcg", k: int = 10,

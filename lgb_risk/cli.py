@@ -49,14 +49,19 @@ def _fraction(text: str) -> float:
     return value
 
 
-def _nonnegative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"alpha must be a number >= 0, got {text!r}") from None
-    if not np.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"alpha must be a finite number >= 0, got {text!r}")
-    return value
+def _non_negative(what: str):
+    """An argparse type: a finite number >= 0, the error naming ``what`` it is."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not np.isfinite(value) or value < 0:
+            raise argparse.ArgumentTypeError(f"{what} must be a finite number >= 0, got "
+                                             f"{text!r}")
+        return value
+
+    return parse
 
 
 def _positive_int(text: str) -> int:
@@ -66,16 +71,6 @@ def _positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not np.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds >= 0, got {text!r}")
     return value
 
 
@@ -490,7 +485,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a topic the qrels score but a run lacks: left out of the run's means "
                     "(skip, the tools' default) or scored 0 (zero, their -c)")
     ev.add_argument("--baseline", help="one of the runs (by name or path) or another run file")
-    ev.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS),
+    ev.add_argument("--alpha", nargs="+", type=_non_negative("alpha"), default=list(DEFAULT_ALPHAS),
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
     _add_baseline_options(ev)
     ev.add_argument("--per-topic", action="store_true", help="one row per run and topic")
@@ -519,7 +514,7 @@ def build_parser() -> argparse.ArgumentParser:
         "with --baseline URisk, TRisk, its p-value, and ZRisk/GeoRisk against that single "
         "baseline (the same paper's Table 4).")
     rk.add_argument("scores", help="the per-topic CSV")
-    rk.add_argument("--alpha", nargs="+", type=_nonnegative_float, default=list(DEFAULT_ALPHAS),
+    rk.add_argument("--alpha", nargs="+", type=_non_negative("alpha"), default=list(DEFAULT_ALPHAS),
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
     rk.add_argument("--baseline", help="a system of the table")
     rk.add_argument("--measure", help="with evaluate --per-topic output: the measure column")
@@ -552,7 +547,7 @@ def build_parser() -> argparse.ArgumentParser:
                              help="train the units on the Dask cluster at this scheduler "
                              "address (e.g. tcp://10.0.0.5:8786); each worker loads the data "
                              "once, this process writes every unit's file as it arrives")
-            cmd.add_argument("--wait-for-workers", type=_non_negative_float, default=0.0,
+            cmd.add_argument("--wait-for-workers", type=_non_negative("the seconds to wait"), default=0.0,
                              metavar="SECONDS",
                              help="with --scheduler: wait up to this long for the cluster's "
                              "first worker (default 0: a cluster without workers is refused "
