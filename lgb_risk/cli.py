@@ -547,8 +547,8 @@ def build_parser() -> argparse.ArgumentParser:
                              help="train the units on the Dask cluster at this scheduler "
                              "address (e.g. tcp://10.0.0.5:8786); each worker loads the data "
                              "once, this process writes every unit's file as it arrives")
-            cmd.add_argument("--wait-for-workers", type=_non_negative("the seconds to wait"), default=0.0,
-                             metavar="SECONDS",
+            cmd.add_argument("--wait-for-workers", type=_non_negative("the seconds to wait"),
+                             default=0.0, metavar="SECONDS",
                              help="with --scheduler: wait up to this long for the cluster's "
                              "first worker (default 0: a cluster without workers is refused "
                              "before anything is written)")
