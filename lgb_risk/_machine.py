@@ -62,15 +62,15 @@ def environment() -> dict:
     CPU and the thread counts; recorded to compare runs, and no number depends on them (the
     library computes every BLAS-backed step in a fixed order, :mod:`lgb_risk._fixed_order`).
     """
-    from importlib import metadata
+    from importlib import import_module, metadata
 
     import numba
-    import numpy as np
     from threadpoolctl import threadpool_info
 
     model, _ = _cpu_model_and_flags()
     pools = threadpool_info()
-    features = np._core._multiarray_umath.__cpu_features__
+    simd = import_module("numpy._core._multiarray_umath")  # numpy's dispatch tables
+    features = simd.__cpu_features__
     return {
         "reproducing": {"python": platform.python_version(),
                         **{name: metadata.version(name) for name in NUMBER_PACKAGES},
@@ -79,10 +79,9 @@ def environment() -> dict:
             "cpu": model,
             "architecture": platform.machine(),
             "usable_cores": usable_cores(),
-            "numpy_simd": [f for f in np._core._multiarray_umath.__cpu_dispatch__
-                           if features.get(f)],
-            "numba_target_cpu": numba.config.CPU_NAME or "host",
-            "numba_threads": numba.config.NUMBA_NUM_THREADS,
+            "numpy_simd": [f for f in simd.__cpu_dispatch__ if features.get(f)],
+            "numba_target_cpu": getattr(numba.config, "CPU_NAME", None) or "host",
+            "numba_threads": getattr(numba.config, "NUMBA_NUM_THREADS", None),
             "blas": sorted(({"library": f"{pool['internal_api']} {pool.get('version')}",
                              "kernels": pool.get("architecture"), "threads": pool["num_threads"]}
                             for pool in pools if pool["user_api"] == "blas"),

@@ -53,8 +53,9 @@ def _refuse_stopping_on_lightgbms_metric(name: str) -> None:
     every ``feval``, so training would stop on LightGBM's metric (``ndcg@1`` for LGBMRanker)
     and not on this one, without a word."""
     import sys
+    import types
 
-    frame = sys._getframe(2)
+    frame: types.FrameType | None = sys._getframe(2)
     while frame is not None and not (frame.f_code.co_name == "train" and
                                      frame.f_globals.get("__name__") == "lightgbm.engine"):
         frame = frame.f_back

@@ -6,10 +6,11 @@ here and compute them through :meth:`MeasureSpec.compute`; the formulas themselv
 :mod:`lgb_risk.metrics`, one function each.
 
 A measure is written ``NAME@K`` (``ndcg@10``, ``p@5``) or ``NAME`` for the whole list
-(``ap``, ``rr``, ``rprec``), and may carry keyword choices of :mod:`lgb_risk.conventions` in
-ir_measures' grammar, ``NAME(key=value, ...)@K``: ``ndcg(label_gain=linear)@10``,
-``p(relevance_level=2)@5``, ``ap(ap_denominator=capped)@10``. A choice written in the measure
-overrides the convention it is computed under:
+(``ap``, ``rr``, ``rprec``), and may carry keywords in ir_measures' grammar,
+``NAME(key=value, ...)@K``: the measure's own parameters, which its entry declares
+(:class:`Parameter`; ``rbp(p=0.9)@10``, ``err(max_label=3)@20``), and choices of
+:mod:`lgb_risk.conventions` (``ndcg(label_gain=linear)@10``, ``p(relevance_level=2)@5``). A
+choice written in the measure overrides the convention it is computed under:
 
 =============  ================================================================================
 name           measure
@@ -23,6 +24,9 @@ name           measure
 ``recall``     recall@k
 ``rr``         reciprocal rank (trec_eval's ``recip_rank``); with @k, RR cut at k
 ``rprec``      R-precision (no cut-off)
+``rbp``        rank-biased precision, ``rbp(p=0.8)@k``: persistence p (Moffat & Zobel 2008)
+``success``    Success@k: 1 if a relevant document is in the top k (trec_eval's ``success``)
+``bpref``      bpref (no cut-off): unjudged documents left out (Buckley & Voorhees 2004)
 ``dcg_ue1``    DCG@k normalised by its ideal and its expectation under a random ranking, [UE]
 ``dcg_ue2``    Eqs. 5 (V1) and 6 (V2). ``ndcg_ue1``/``ndcg_ue2`` name the same numbers: the
                normalisation is scale-free, so NDCG and DCG give one value.
@@ -53,7 +57,7 @@ if TYPE_CHECKING:
 
     from lgb_risk._typing import ConventionLike
 
-__all__ = ["Measure", "MeasureSpec", "Judged", "MEASURES", "parse"]
+__all__ = ["Measure", "MeasureSpec", "Parameter", "Judged", "MEASURES", "parse"]
 
 
 class Judged(NamedTuple):
@@ -63,8 +67,11 @@ class Judged(NamedTuple):
     contiguous, LightGBM's ``group`` sizes); ``scores=None`` when they are already in rank order.
     ``pool_labels``/``pool_group``, when given, are all judged grades of each query (a TREC qrels
     file judges documents a run lacks): the ideal DCG and R_q come from them; ``pool_sorted``
-    says they are already in descending order within each query. ``max_label`` is ERR's highest
-    grade.
+    says they are already in descending order within each query. ``max_label`` is the
+    collection's highest grade, ERR's unless the measure sets its own. ``judged`` flags the
+    listed documents the judgments cover (bpref leaves the others out; their ``labels`` are 0),
+    and ``pool_unjudged`` counts per query the pool's entries (grade 0) that are no judgment (a
+    TREC qrels' negative grades).
     """
 
     labels: np.ndarray
@@ -74,6 +81,8 @@ class Judged(NamedTuple):
     pool_group: np.ndarray | None = None
     max_label: int = 4
     pool_sorted: bool = False
+    judged: np.ndarray | None = None  # per listed document: judged (None: all are)
+    pool_unjudged: np.ndarray | None = None  # per query: pool entries that are no judgment
 
     def _pool(self):
         if self.pool_labels is None:
@@ -90,6 +99,17 @@ class Judged(NamedTuple):
         return np.bincount(query, weights=np.asarray(labels) >= conv.relevance_level,
                            minlength=len(group))
 
+    def n_nonrelevant(self, conv: Convention) -> np.ndarray | None:
+        """N_q per query (judged grades below the relevance level; the pool's entries that are
+        no judgment, ``pool_unjudged``, not counted) from the pool; None without a pool."""
+        if self.pool_labels is None:
+            return None
+        labels, group = self._pool()
+        query = query_of_document(group)
+        below = np.bincount(query, weights=np.asarray(labels) < conv.relevance_level,
+                            minlength=len(group))
+        return below if self.pool_unjudged is None else below - self.pool_unjudged
+
     def ideal_dcg(self, k: int | None, conv: Convention) -> np.ndarray:
         labels, group = self._pool()
         if self.pool_sorted:
@@ -97,16 +117,45 @@ class Judged(NamedTuple):
         return metrics.ideal_dcg(labels, group, k, convention=conv)
 
 
+class Parameter(NamedTuple):
+    """A parameter a measure declares (ir_measures' ``SUPPORTED_PARAMS``): written in the
+    measure as ``NAME(name=value)``, read as ``kind``, checked by ``valid`` (``expected`` says
+    what it accepts), and given to the measure's ``compute`` as the keyword ``name`` (the
+    default where it is not written). ``None`` as default: the measure takes it from elsewhere
+    (ERR's ``max_label`` from the collection)."""
+
+    name: str
+    kind: type
+    default: Any
+    valid: Callable[[Any], bool]
+    expected: str
+    doc: str
+
+    def read(self, value: Any, written: str) -> Any:
+        """``value`` as written in the measure ``written``, converted and checked."""
+        try:
+            converted = self.kind(value)
+        except (TypeError, ValueError):
+            converted = None
+        if converted is None or (self.kind is int and str(value).strip() != str(converted)) \
+                or not self.valid(converted):
+            raise ValueError(f"measure {written!r}: {self.name} must be {self.expected}, got "
+                             f"{value!r}")
+        return converted
+
+
 class Measure(NamedTuple):
-    """One registered measure: how to compute it per query, what it accepts, and the range of
-    its per-query values (``None``: unbounded on that side)."""
+    """One registered measure: how to compute it per query, what it accepts (its cut-off and
+    its own parameters), and the range of its per-query values (``None``: unbounded on that
+    side). ``compute(judged, k, convention, **parameters)``."""
 
     name: str
     summary: str
     cutoff: str  # "optional" (NAME or NAME@K) or "none" (NAME only)
-    compute: Callable[[Judged, int | None, Convention], np.ndarray]
+    compute: Callable[..., np.ndarray]
     bounds: tuple = (0.0, 1.0)
     label: str = ""  # display name (``NDCG``); the name itself where empty
+    parameters: tuple = ()  # its Parameters
 
 
 class MeasureSpec(NamedTuple):
@@ -117,14 +166,20 @@ class MeasureSpec(NamedTuple):
     k: int | None
     text: str
     params: tuple = ()  # (key, value) pairs of convention choices written in the measure
+    arguments: tuple = ()  # (name, value) pairs of the measure's own parameters written in it
 
     @property
     def label(self) -> str:
-        """Display name, e.g. ``NDCG@10`` or ``P(relevance_level=2)@5``."""
+        """Display name, e.g. ``NDCG@10``, ``P(relevance_level=2)@5`` or ``RBP(p=0.9)@10``."""
         name = self.measure.label or self.measure.name
-        if self.params:
-            name += "(" + ", ".join(f"{key}={value}" for key, value in self.params) + ")"
+        written = sorted((*self.arguments, *self.params))
+        if written:
+            name += "(" + ", ".join(f"{key}={value}" for key, value in written) + ")"
         return name if self.k is None else f"{name}@{self.k}"
+
+    def parameter_values(self) -> dict:
+        """The measure's parameters: those written, the declared defaults for the others."""
+        return {**{p.name: p.default for p in self.measure.parameters}, **dict(self.arguments)}
 
     def convention(self, convention: ConventionLike | None = None, **overrides: Any) -> Convention:
         """``convention`` (a name, a Convention or None) with the measure's own choices and
@@ -141,7 +196,8 @@ class MeasureSpec(NamedTuple):
     def compute(self, judged: Judged, convention: ConventionLike | None = None,
                 **overrides: Any) -> np.ndarray:
         """Per-query values on ``judged`` under :meth:`convention` of the same arguments."""
-        return self.measure.compute(judged, self.k, self.convention(convention, **overrides))
+        return self.measure.compute(judged, self.k, self.convention(convention, **overrides),
+                                    **self.parameter_values())
 
 
 def _ndcg(j, k, conv):
@@ -153,11 +209,12 @@ def _dcg(j, k, conv):
     return metrics.dcg(j.labels, j.scores, j.group, k, convention=conv)
 
 
-def _err(j, k, conv):
-    if j.pool_labels is not None and np.any(np.asarray(j.pool_labels) > j.max_label):
-        raise ValueError(f"a judged grade exceeds max_label={j.max_label} of ERR; pass the "
+def _err(j, k, conv, *, max_label):
+    top = j.max_label if max_label is None else max_label
+    if j.pool_labels is not None and np.any(np.asarray(j.pool_labels) > top):
+        raise ValueError(f"a judged grade exceeds max_label={top} of ERR; pass the "
                          "collection's highest grade")
-    return metrics.err(j.labels, j.scores, j.group, k, convention=conv, max_label=j.max_label)
+    return metrics.err(j.labels, j.scores, j.group, k, convention=conv, max_label=top)
 
 
 def _ap(j, k, conv):
@@ -187,6 +244,21 @@ def _rprec(j, k, conv):
                                n_relevant=j.n_relevant(conv))
 
 
+def _rbp(j, k, conv, *, p):
+    return metrics.rank_biased_precision(j.labels, j.scores, j.group, k, persistence=p,
+                                         convention=conv)
+
+
+def _success(j, k, conv):
+    return metrics.success(j.labels, j.scores, j.group, k, convention=conv)
+
+
+def _bpref(j, k, conv):
+    return metrics.bpref(j.labels, j.scores, j.group, judged=j.judged,
+                         n_relevant=j.n_relevant(conv), n_nonrelevant=j.n_nonrelevant(conv),
+                         convention=conv)
+
+
 def _dcg_ue(version):
     def compute(j, k, conv):
         return metrics.ue_normalise(_dcg(j, k, conv), j.ideal_dcg(k, conv),
@@ -208,7 +280,9 @@ def _ap_ue(version):
 MEASURES = {m.name: m for m in (
     Measure("ndcg", "normalised discounted cumulative gain", "optional", _ndcg, label="NDCG"),
     Measure("dcg", "discounted cumulative gain", "optional", _dcg, (0.0, None), "DCG"),
-    Measure("err", "expected reciprocal rank", "optional", _err, label="ERR"),
+    Measure("err", "expected reciprocal rank", "optional", _err, label="ERR", parameters=(
+        Parameter("max_label", int, None, lambda v: v >= 1, "a whole number >= 1",
+                  "the highest grade, y_max of (2^y − 1)/2^y_max (default: the collection's)"),)),
     Measure("ap", "average precision (binary relevance)", "optional", _ap, label="AP"),
     Measure("sp", "sum of precisions at relevant ranks", "optional", _sp, (0.0, None), "SP"),
     Measure("p", "precision", "optional", _p, label="P"),
@@ -216,6 +290,13 @@ MEASURES = {m.name: m for m in (
     Measure("rr", "reciprocal rank of the first relevant document", "optional", _rr,
             label="RR"),
     Measure("rprec", "R-precision", "none", _rprec, label="R-prec"),
+    Measure("rbp", "rank-biased precision", "optional", _rbp, label="RBP", parameters=(
+        Parameter("p", float, 0.8, lambda v: 0.0 < v < 1.0, "a probability in (0, 1)",
+                  "persistence: the probability of going on to the next document"),)),
+    Measure("success", "a relevant document in the top k", "optional", _success,
+            label="Success"),
+    Measure("bpref", "binary preference (unjudged documents left out)", "none", _bpref,
+            label="bpref"),
     Measure("dcg_ue1", "DCG, UE-normalised V1", "optional", _dcg_ue("v1")),
     Measure("dcg_ue2", "DCG, UE-normalised V2", "optional", _dcg_ue("v2"), (-1.0, 1.0)),
     Measure("ap_ue1", "SP, UE-normalised V1 (MSP^UE)", "optional", _ap_ue("v1")),
@@ -234,8 +315,10 @@ def _choice_value(text: str):
     return int(text) if text.isdigit() else text
 
 
-def _choices(text: str, written: str) -> tuple:
-    """``"key=value, key=value"`` → sorted (key, value) pairs, each checked by the conventions."""
+def _choices(text: str, written: str, measure: Measure) -> tuple[tuple, tuple]:
+    """``"key=value, key=value"`` → the measure's own parameters (declared in its entry, each
+    read and checked by its :class:`Parameter`) and the convention choices (checked by the
+    conventions), each as sorted (key, value) pairs."""
     pairs = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         key, equals, value = item.partition("=")
@@ -245,12 +328,17 @@ def _choices(text: str, written: str) -> tuple:
                              f"{item!r} between the parentheses")
         if key in pairs:
             raise ValueError(f"measure {written!r}: {key} is given twice")
-        pairs[key] = _choice_value(value)
+        pairs[key] = value.strip().strip("'\"")
+    declared = {p.name: p for p in measure.parameters}
+    arguments = {key: declared[key].read(value, written) for key, value in pairs.items()
+                 if key in declared}
+    choices = {key: _choice_value(value) for key, value in pairs.items() if key not in declared}
     try:
-        resolve(None, **pairs)
+        resolve(None, **choices)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"measure {written!r}: {error}") from None
-    return tuple(sorted(pairs.items()))
+        own = (f" ({measure.name}'s own parameters: {', '.join(declared)})" if declared else "")
+        raise ValueError(f"measure {written!r}: {error}{own}") from None
+    return tuple(sorted(arguments.items())), tuple(sorted(choices.items()))
 
 
 def parse(text: str) -> MeasureSpec:
@@ -267,10 +355,11 @@ def parse(text: str) -> MeasureSpec:
                          f"{', '.join([*MEASURES, *ALIASES])}, e.g. ndcg@20, p@10, ap, rr, "
                          "p(relevance_level=2)@10")
     measure = MEASURES[name]
-    params = _choices(match.group(2), text) if match.group(2) is not None else ()
+    arguments, params = (_choices(match.group(2), text, measure) if match.group(2) is not None
+                         else ((), ()))
     k = None if match.group(3) is None else int(match.group(3))
     if k is not None and k < 1:
         raise ValueError(f"measure {text!r}: the cut-off must be >= 1")
     if k is not None and measure.cutoff == "none":
         raise ValueError(f"measure {text!r}: {name} takes no cut-off")
-    return MeasureSpec(measure, k, str(text).strip(), params)
+    return MeasureSpec(measure, k, str(text).strip(), params, arguments)

@@ -487,6 +487,86 @@ def reciprocal_rank(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLik
     return out
 
 
+def rank_biased_precision(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike,
+                          k: int | None = None, *, persistence: float = 0.8,
+                          convention: ConventionLike | None = None,
+                          ties: str | None = None) -> np.ndarray:
+    """RBP@k = (1 − p) Σ_{i ≤ k} p^(i−1) r_i, r_i = 1 if the document at rank i is relevant
+    (label >= the relevance level), else 0 (Moffat & Zobel 2008, Eq. 5; [RBP]).
+
+    p is the user's ``persistence``, the probability of going on to the next document; the
+    residual beyond rank k (or the list's end) is not added, as in Moffat & Zobel's base value.
+    The weights p^(i−1) are built by repeated multiplication, so they are the same bits on any
+    CPU.
+
+    >>> rank_biased_precision([1, 0, 1], [0.9, 0.8, 0.7], [3], persistence=0.5).tolist()
+    [0.625]
+    """
+    if not 0.0 < persistence < 1.0:
+        raise ValueError(f"persistence must be a probability in (0, 1), got {persistence!r}")
+    t = _precision_terms(labels, scores, group, k, resolve(convention, ties=ties))
+    width = int(t.position.max()) + 1 if t.position.size else 0
+    weights = (1.0 - persistence) * np.cumprod(np.concatenate(([1.0], np.full(max(width - 1, 0),
+                                                                             persistence))))
+    return np.bincount(t.query, weights=t.relevant * weights[t.position],
+                       minlength=t.n_queries)
+
+
+def success(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | None = 10,
+            *, convention: ConventionLike | None = None, ties: str | None = None) -> np.ndarray:
+    """Success@k: 1 if a relevant document (label >= the relevance level) is among the top k,
+    else 0 (trec_eval's ``success_k``).
+
+    >>> success([0, 0, 1], [0.9, 0.8, 0.7], [3], k=2).tolist()
+    [0.0]
+    >>> success([0, 0, 1], [0.9, 0.8, 0.7], [3], k=3).tolist()
+    [1.0]
+    """
+    t = _precision_terms(labels, scores, group, k, resolve(convention, ties=ties))
+    return (np.bincount(t.query, weights=t.relevant, minlength=t.n_queries) > 0).astype(
+        np.float64)
+
+
+def bpref(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, *,
+          judged: ArrayLike | None = None, n_relevant: ArrayLike | None = None,
+          n_nonrelevant: ArrayLike | None = None, convention: ConventionLike | None = None,
+          ties: str | None = None) -> np.ndarray:
+    """bpref = (1/R) Σ_{relevant r} (1 − min(n_r, R) / min(R, N)) (Buckley & Voorhees 2004;
+    trec_eval's ``bpref``): n_r the judged non-relevant documents ranked above r, R and N the
+    query's judged relevant and non-relevant documents; a relevant document with none above it
+    counts 1. Unjudged documents are left out of the ranking (``judged``: one flag per listed
+    document; None: every document is judged). ``n_relevant``/``n_nonrelevant`` give R and N
+    per query from the judgments (a TREC qrels file judges documents the ranking lacks); by
+    default they are counted in the lists. A query with R = 0 scores 0.
+
+    >>> bpref([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6], [4]).tolist()  # (1 + (1 − 1/2)) / 2
+    [0.75]
+    """
+    conv = resolve(convention, ties=ties)
+    if conv.ties == "average":
+        raise ValueError("ties='average' (the sklearn convention's) is defined for DCG and NDCG "
+                         "only; pass ties='stable', 'pessimistic' or 'optimistic'")
+    y, s, g, _, _, order = _prepare(labels, scores, group, None, conv)
+    is_judged = np.ones(y.size, dtype=bool) if judged is None else np.asarray(judged, dtype=bool)
+    if is_judged.shape != y.shape:
+        raise ValueError(f"judged must hold one flag per document ({y.size}), got shape "
+                         f"{is_judged.shape}")
+    qid = query_of_document(g)
+    ranked_judged = is_judged[order]
+    relevant = ranked_judged & (y[order] >= conv.relevance_level)
+    nonrelevant = ranked_judged & ~relevant
+    R = _relevant_totals(np.bincount(qid, weights=relevant, minlength=g.size), n_relevant)
+    N = _relevant_totals(np.bincount(qid, weights=nonrelevant, minlength=g.size),
+                         n_nonrelevant)
+    starts = offsets_from_group(g)[:-1]
+    seen = np.cumsum(nonrelevant)  # judged non-relevant documents up to and including each
+    above = seen - np.repeat(np.concatenate(([0], seen))[starts], g) - nonrelevant
+    cap = np.minimum(R, N)[qid]
+    penalty = np.where(above > 0, np.minimum(above, R[qid]) / np.where(cap > 0, cap, 1.0), 0.0)
+    total = np.bincount(qid, weights=np.where(relevant, 1.0 - penalty, 0.0), minlength=g.size)
+    return _per_query_ratio(total, R, "zero")
+
+
 def r_precision(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, *,
                 convention: ConventionLike | None = None, ties: str | None = None,
                 empty: str | None = None, n_relevant: ArrayLike | None = None) -> np.ndarray:

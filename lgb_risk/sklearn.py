@@ -125,12 +125,13 @@ def _in_unrouted_model_selection() -> bool:
     cross-validation) with metadata routing off: per-row metadata then reaches ``fit`` but not
     ``score``."""
     import sys
+    import types
 
     import sklearn
 
     if sklearn.get_config().get("enable_metadata_routing"):
         return False
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_globals.get("__name__", "").startswith("sklearn.model_selection"):
             return True
@@ -462,9 +463,9 @@ class RiskRanker(BaseEstimator):
             scores = np.asarray(baseline, dtype=np.float64)
         except (TypeError, ValueError):
             given = np.asarray(baseline, dtype=object).ravel()
-            bad = next(i for i, v in enumerate(given) if not _is_number(v))
-            raise ValueError(f"baseline must hold numbers (a score per row); value {bad} is "
-                             f"{given[bad]!r}") from None
+            position = next(i for i, v in enumerate(given) if not _is_number(v))
+            raise ValueError(f"baseline must hold numbers (a score per row); value {position} "
+                             f"is {given[position]!r}") from None
         if scores.ndim == 1:
             scores = scores[:, None]
         if scores.ndim == 2 and scores.shape[1] == 0:

@@ -62,13 +62,15 @@ class Judgments(NamedTuple):
     """Qrels prepared for evaluating many runs: grades by topic and docno, negative grades as 0.
 
     ``grades[topic][docno]`` is a judged grade; ``pool`` maps each topic to its judged grades
-    sorted descending (for IDCG and R_q); ``relevant`` is the set of topics with a grade > 0.
-    Topics and docnos are UTF-8 bytes.
+    sorted descending (for IDCG and R_q); ``relevant`` is the set of topics with a grade > 0;
+    ``negative`` maps a topic to its documents of negative grade, which trec_eval's bpref reads
+    as in the pool but not judged. Topics and docnos are UTF-8 bytes.
     """
 
     grades: dict
     pool: dict
     relevant: set
+    negative: dict = {}
 
 
 def judgments(qrels: QrelsColumns) -> Judgments:
@@ -81,13 +83,16 @@ def judgments(qrels: QrelsColumns) -> Judgments:
     (0, [b'1'])
     """
     topics = np.asarray(qrels.topic, dtype=bytes).tolist()
-    non_negative = np.maximum(np.asarray(qrels.grade, dtype=np.int64), 0).tolist()
+    given = np.asarray(qrels.grade, dtype=np.int64)
     grades: dict = {}
-    for topic, docno, grade in zip(topics, qrels.docno, non_negative):
+    for topic, docno, grade in zip(topics, qrels.docno, np.maximum(given, 0).tolist()):
         grades.setdefault(topic, {})[docno] = grade
+    negative: dict = {}
+    for i in np.flatnonzero(given < 0).tolist():
+        negative.setdefault(topics[i], set()).add(qrels.docno[i])
     pool = {topic: np.sort(np.fromiter(of_topic.values(), np.int64, len(of_topic)))[::-1]
             for topic, of_topic in grades.items()}
-    return Judgments(grades, pool, {t for t, v in pool.items() if v[0] > 0})
+    return Judgments(grades, pool, {t for t, v in pool.items() if v[0] > 0}, negative)
 
 
 def scored_topics(judged: Judgments, convention: ConventionLike = "gdeval") -> list[str]:
@@ -143,6 +148,10 @@ def _break_ties_by_docno(order, code, score, docno, kept) -> None:
     order[slots] = members[np.lexsort((-docno_rank, -score[members], code[members]))]
 
 
+#: The grade of a run's document that the qrels do not judge, until it is set to 0.
+_UNJUDGED = np.iinfo(np.int64).min
+
+
 def evaluate_columns(judged: Judgments, run: RunColumns,
                      measures: Sequence[str] = ("ndcg@20", "err@20"), *,
                      convention: ConventionLike = "gdeval", max_label: int = 4,
@@ -174,14 +183,21 @@ def evaluate_columns(judged: Judgments, run: RunColumns,
     encoded = [t.encode() for t in topics]
     code_of = {t: i for i, t in enumerate(encoded)}
     code = np.repeat([code_of.get(t, -1) for t in block_topic], np.diff(edges))
-    grade = np.zeros(n, dtype=np.int64)  # unjudged documents count as 0
+    grade = np.full(n, _UNJUDGED, dtype=np.int64)
     for t, start, end in zip(block_topic, edges[:-1], edges[1:]):
         if t in code_of:
             grade_of = judged.grades[t].get
-            grade[start:end] = np.fromiter(map(grade_of, run.docno[start:end], repeat(0)),
-                                           np.int64, end - start)
+            grade[start:end] = np.fromiter(map(grade_of, run.docno[start:end],
+                                               repeat(_UNJUDGED)), np.int64, end - start)
+    for t, start, end in zip(block_topic, edges[:-1], edges[1:]):
+        if t in code_of and t in judged.negative:  # negative grades: in the pool, not judged
+            of_topic = judged.negative[t]
+            unjudged = [i for i, d in enumerate(run.docno[start:end], start) if d in of_topic]
+            grade[unjudged] = _UNJUDGED
     kept = np.flatnonzero(code >= 0)
     code, grade = code[kept], grade[kept]
+    is_judged = grade != _UNJUDGED
+    grade[~is_judged] = 0  # unjudged documents count as 0; bpref leaves them out
     score = np.asarray(run.score, dtype=np.float64)[kept]
     if conv.score_dtype == "float32":
         score = score.astype(np.float32).astype(np.float64)
@@ -192,7 +208,8 @@ def evaluate_columns(judged: Judgments, run: RunColumns,
     lists = registry.Judged(
         labels=labels, scores=None, group=np.bincount(code, minlength=len(topics)),
         pool_labels=np.concatenate(pool), pool_group=np.array([p.size for p in pool]),
-        max_label=max_label, pool_sorted=True)
+        max_label=max_label, pool_sorted=True, judged=is_judged[order],
+        pool_unjudged=np.array([len(judged.negative.get(t, ())) for t in encoded]))
     values = {spec.text: spec.compute(lists, conv) for spec in specs}
     if missing and conv.missing_topics == "zero":
         every = natural_topic_order([*topics, *missing])

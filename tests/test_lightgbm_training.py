@@ -144,8 +144,9 @@ def test_tfaro_scales_each_querys_gradients_by_one_plus_alpha_prime_on_mq2008():
 
 def test_lgbm_ranker_stops_on_the_feval_not_on_lightgbms_ndcg_at_1():
     """LGBMRanker(objective=obj.sklearn_objective) lists LightGBM's ndcg@1.. first, so that
-    early_stopping(first_metric_only=True) stops on ndcg@1; obj.lgbm_ranker() turns LightGBM's
-    metrics off, and the model kept is the feval's best iteration."""
+    early_stopping(first_metric_only=True) would stop on ndcg@1: the feval refuses it;
+    obj.lgbm_ranker() turns LightGBM's metrics off, and the model kept is the feval's best
+    iteration."""
     import inspect
 
     rng = np.random.default_rng(3)
@@ -161,8 +162,8 @@ def test_lgbm_ranker_stops_on_the_feval_not_on_lightgbms_ndcg_at_1():
         fit.update(eval_set=[(X[valid], y[valid])])
     settings = {"n_estimators": 80, "learning_rate": 0.3, "min_child_samples": 5, "verbose": -1}
     trap = lgb.LGBMRanker(objective=LambdaMART().sklearn_objective, **settings)
-    trap.fit(X[train], y[train], **fit)
-    assert list(trap.evals_result_["valid_0"])[0] == "ndcg@1"
+    with pytest.raises(ValueError, match="would stop on LightGBM's own metric 'ndcg'"):
+        trap.fit(X[train], y[train], **fit)
     ranker = LambdaMART().lgbm_ranker(**settings)
     ranker.fit(X[train], y[train], **fit)
     curve = ranker.evals_result_["valid_0"]
