@@ -576,8 +576,9 @@ def build_parser() -> argparse.ArgumentParser:
     ac.add_argument("--grades", type=_positive_int, help="number of grades G (default: highest "
                     "label + 1)")
     ac.add_argument("--measure", default="dcg",
-                    help="the measure to estimate: dcg or err, with convention choices as in "
-                         "evaluate's --measures, e.g. 'dcg(label_gain=linear)' (default dcg)")
+                    help="the measure to estimate: dcg, err, rbp or success, with its "
+                         "parameters and convention choices as in evaluate's --measures, e.g. "
+                         "'dcg(label_gain=linear)' or 'rbp(p=0.9)' (default dcg)")
     ac.add_argument("--convention", choices=list(CONVENTIONS),
                     help="the measure's conventions (gain, discount, ties); default: the "
                          "library's (exponential gain, log2 discount)")

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
     from lgb_risk._typing import ConventionLike
 
-__all__ = ["Measure", "MeasureSpec", "Parameter", "Judged", "MEASURES", "parse"]
+__all__ = ["Measure", "MeasureSpec", "Parameter", "ActiveForm", "Judged", "MEASURES", "parse"]
 
 
 class Judged(NamedTuple):
@@ -144,6 +144,39 @@ class Parameter(NamedTuple):
         return converted
 
 
+class ActiveForm(NamedTuple):
+    """How active evaluation ([AE], :mod:`lgb_risk.active`) takes the moments of a measure under
+    independent graded labels, from the grade probabilities of the ranked documents.
+
+    ``family``: ``"additive"``, L = Σ_{i ≤ k} w_i v(y_i), with the position weights
+    ``weights(width, convention, **parameters)`` (DCG's discounts, RBP's (1 − p) p^(i−1));
+    ``"cascade"``, ERR's recursion with v(y) the stopping probability; ``"any"``, L = 1 if a
+    document of the top k has v(y) = 1 (Success@k). ``values(n_grades, convention,
+    **parameters)`` gives v per grade. ``ties``: the tie rules it allows (the label-dependent
+    ones never); ``gain``: whether v is the convention's gain (``label_gain`` applies).
+    """
+
+    family: str
+    values: Callable[..., np.ndarray]
+    weights: Callable[..., np.ndarray] | None = None
+    ties: tuple = ("stable",)
+    gain: bool = False
+
+
+def _relevant_grades(n_grades, conv, **_):
+    return (np.arange(n_grades) >= conv.relevance_level).astype(np.float64)
+
+
+def _stopping_probabilities(n_grades, conv, *, max_label):
+    """ERR's (2^y − 1) / 2^y_max per grade (exact powers of two)."""
+    return (np.ldexp(1.0, np.arange(n_grades)) - 1.0) / np.ldexp(1.0, max_label)
+
+
+_DCG_FORM = ActiveForm("additive", lambda n, conv: metrics.gains(np.arange(n), conv.label_gain),
+                       lambda width, conv: metrics._discounts(width, conv.discount),
+                       ("stable", "average"), gain=True)
+
+
 class Measure(NamedTuple):
     """One registered measure: how to compute it per query, what it accepts (its cut-off and
     its own parameters), and the range of its per-query values (``None``: unbounded on that
@@ -156,6 +189,8 @@ class Measure(NamedTuple):
     bounds: tuple = (0.0, 1.0)
     label: str = ""  # display name (``NDCG``); the name itself where empty
     parameters: tuple = ()  # its Parameters
+    # How active evaluation estimates it (ActiveForm), or why it cannot (a reason).
+    active: ActiveForm | str = "its moments under uncertain labels are not derived here"
 
 
 class MeasureSpec(NamedTuple):
@@ -278,11 +313,15 @@ def _ap_ue(version):
 
 
 MEASURES = {m.name: m for m in (
-    Measure("ndcg", "normalised discounted cumulative gain", "optional", _ndcg, label="NDCG"),
-    Measure("dcg", "discounted cumulative gain", "optional", _dcg, (0.0, None), "DCG"),
+    Measure("ndcg", "normalised discounted cumulative gain", "optional", _ndcg, label="NDCG",
+            active="IDCG depends on the unknown labels, so E[NDCG²] does not factorise ([AE] "
+                   "covers DCG and ERR); use 'dcg' or 'err'"),
+    Measure("dcg", "discounted cumulative gain", "optional", _dcg, (0.0, None), "DCG",
+            active=_DCG_FORM),
     Measure("err", "expected reciprocal rank", "optional", _err, label="ERR", parameters=(
         Parameter("max_label", int, None, lambda v: v >= 1, "a whole number >= 1",
-                  "the highest grade, y_max of (2^y − 1)/2^y_max (default: the collection's)"),)),
+                  "the highest grade, y_max of (2^y − 1)/2^y_max (default: the collection's)"),),
+            active=ActiveForm("cascade", _stopping_probabilities)),
     Measure("ap", "average precision (binary relevance)", "optional", _ap, label="AP"),
     Measure("sp", "sum of precisions at relevant ranks", "optional", _sp, (0.0, None), "SP"),
     Measure("p", "precision", "optional", _p, label="P"),
@@ -292,11 +331,14 @@ MEASURES = {m.name: m for m in (
     Measure("rprec", "R-precision", "none", _rprec, label="R-prec"),
     Measure("rbp", "rank-biased precision", "optional", _rbp, label="RBP", parameters=(
         Parameter("p", float, 0.8, lambda v: 0.0 < v < 1.0, "a probability in (0, 1)",
-                  "persistence: the probability of going on to the next document"),)),
+                  "persistence: the probability of going on to the next document"),),
+            active=ActiveForm("additive", _relevant_grades,
+                              lambda width, conv, *, p: metrics.rbp_weights(width, p))),
     Measure("success", "a relevant document in the top k", "optional", _success,
-            label="Success"),
+            label="Success", active=ActiveForm("any", _relevant_grades)),
     Measure("bpref", "binary preference (unjudged documents left out)", "none", _bpref,
-            label="bpref"),
+            label="bpref", active="it is a ratio over the judged documents, a set that the "
+                                  "labelling itself decides, so its moments do not factorise"),
     Measure("dcg_ue1", "DCG, UE-normalised V1", "optional", _dcg_ue("v1")),
     Measure("dcg_ue2", "DCG, UE-normalised V2", "optional", _dcg_ue("v2"), (-1.0, 1.0)),
     Measure("ap_ue1", "SP, UE-normalised V1 (MSP^UE)", "optional", _ap_ue("v1")),

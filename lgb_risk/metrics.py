@@ -496,20 +496,28 @@ def rank_biased_precision(labels: ArrayLike, scores: ArrayLike | None, group: Ar
 
     p is the user's ``persistence``, the probability of going on to the next document; the
     residual beyond rank k (or the list's end) is not added, as in Moffat & Zobel's base value.
-    The weights p^(i−1) are built by repeated multiplication, so they are the same bits on any
-    CPU.
+    The weights are :func:`rbp_weights`.
 
     >>> rank_biased_precision([1, 0, 1], [0.9, 0.8, 0.7], [3], persistence=0.5).tolist()
     [0.625]
     """
-    if not 0.0 < persistence < 1.0:
-        raise ValueError(f"persistence must be a probability in (0, 1), got {persistence!r}")
     t = _precision_terms(labels, scores, group, k, resolve(convention, ties=ties))
-    width = int(t.position.max()) + 1 if t.position.size else 0
-    weights = (1.0 - persistence) * np.cumprod(np.concatenate(([1.0], np.full(max(width - 1, 0),
-                                                                             persistence))))
+    weights = rbp_weights(int(t.position.max()) + 1 if t.position.size else 0, persistence)
     return np.bincount(t.query, weights=t.relevant * weights[t.position],
                        minlength=t.n_queries)
+
+
+def rbp_weights(width: int, persistence: float) -> np.ndarray:
+    """RBP's weight (1 − p) p^i of each 0-based position i below ``width``, the powers built by
+    repeated multiplication (the same bits on any CPU).
+
+    >>> rbp_weights(3, 0.5).tolist()
+    [0.5, 0.25, 0.125]
+    """
+    if not 0.0 < persistence < 1.0:
+        raise ValueError(f"persistence must be a probability in (0, 1), got {persistence!r}")
+    powers = np.cumprod(np.concatenate(([1.0], np.full(max(width - 1, 0), persistence))))
+    return (1.0 - persistence) * powers[:width]
 
 
 def success(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | None = 10,

@@ -79,6 +79,49 @@ def test_moments_equal_exact_enumeration(measure, n_grades, sizes, k):
                                    atol=1e-14)
 
 
+def _rbp_or_success_written_out(measure, labels, scores, k, p=0.7):
+    """RBP@k = (1 − p) Σ_i p^(i−1) [y_i ≥ 1] or Success@k = [some y_i ≥ 1 in the top k] of one
+    query by a loop: documents by score descending (ties in input order)."""
+    order = sorted((i for i, s in enumerate(scores) if not math.isnan(s)),
+                   key=lambda i: -scores[i])
+    top = [labels[i] >= 1 for i in (order[:k] if k else order)]
+    if measure == "success":
+        return float(any(top))
+    return sum((1 - p) * p ** i * relevant for i, relevant in enumerate(top))
+
+
+@pytest.mark.parametrize("measure", ["rbp(p=0.7)", "success"])
+@pytest.mark.parametrize("k", [None, 2])
+def test_rbp_and_success_moments_equal_exact_enumeration(measure, k):
+    """RBP (additive, weights (1 − p)p^(i−1)) and Success@k (1 − Π(1 − r_i)): E[L], E[L²] and
+    E[L1 L2] against the sum over every label vector of the measure written out here."""
+    rng = np.random.default_rng(11)
+    P, scores1, scores2, group = _random_pool(rng, [1, 4, 6], 3, ties=True)
+    first, second = metric_moments(P, scores1, group, measure, k=k)
+    cross = cross_moment(P, scores1, scores2, group, measure, k=k)
+    name = measure.split("(")[0]
+    start = 0
+    for q, size in enumerate(group):
+        rows = slice(start, start + size)
+        start += size
+        want = np.zeros(3)
+        for labels in itertools.product(range(3), repeat=size):
+            weight = math.prod(P[rows][d, y] for d, y in enumerate(labels))
+            a = _rbp_or_success_written_out(name, labels, scores1[rows].tolist(), k)
+            b = _rbp_or_success_written_out(name, labels, scores2[rows].tolist(), k)
+            want += weight * np.array([a, a * a, a * b])
+        np.testing.assert_allclose([first[q], second[q], cross[q]], want, rtol=1e-12,
+                                   atol=1e-15)
+
+
+def test_a_measure_without_moments_names_why():
+    P = uniform_relevance(3, 3)
+    for measure, reason in [("bpref", "ratio over the judged documents"),
+                            ("ndcg", "IDCG depends on the unknown labels")]:
+        with pytest.raises(ValueError, match=f"not supported by active evaluation: .*{reason}"):
+            metric_moments(P, [3.0, 2.0, 1.0], [3], measure, k=None)
+
+
 def _dcg_written_out(labels, scores, k, gain, discount):
     """DCG@k of one query by a loop: documents by score descending (ties in input order);
     gain 2^l − 1 or l; discount 1/log2(r + 1), or LETOR's 1 at ranks 1 and 2 then 1/log2(r)."""
@@ -289,7 +332,8 @@ def test_evaluate_on_a_pool_passive_and_active_compare():
     (lambda: metric_moments(np.ones(3) / 3, [1.0], [1]), "must be a matrix"),
     (lambda: metric_moments(uniform_relevance(2, 3), [1.0, 2.0], [3]), "add up to 3"),
     (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "ndcg"), "IDCG depends"),
-    (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "map"), "measure must be"),
+    (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "map"),
+     "measure=.ap. is not supported by active evaluation: its moments"),
     (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "err", max_label=1),
      "max_label must be a whole number >= 2"),
     (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], ties="pessimistic"),

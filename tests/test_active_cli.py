@@ -98,3 +98,21 @@ def test_bad_score_files_name_the_file_and_line(pool, tmp_path, capsys, content,
     status = cli.main(["active", str(pool["pool"]), "--scores", str(bad), "--budget", "5"])
     assert status == 2
     assert re.search(message, capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("measure", ["rbp(p=0.9)", "success"])
+def test_rbp_and_success_are_estimated_like_dcg(pool, measure):
+    """The measures added with their own parameters work in active evaluation from the
+    command line: with a budget covering the pool the estimate is the pool's exact value, with
+    a small one it lies within five standard errors of it."""
+    status, text = _run(pool["pool"], "--scores", pool["scores"], "--relevance-data",
+                        pool["train"], "--budget", "30", "1000", "--measure", measure)
+    assert status == 0
+    frame = pd.read_csv(io.StringIO(text))
+    ranked = [metrics.rank_biased_precision(pool["labels"], pool["X"][:, 0], pool["group"], 10,
+                                            persistence=0.9),
+              metrics.success(pool["labels"], pool["X"][:, 0], pool["group"], 10)]
+    truth = ranked[0 if measure.startswith("rbp") else 1].mean()
+    partial, everything = frame.iloc[0], frame.iloc[1]
+    assert abs(partial["estimate"] - truth) < 5 * partial["standard_error"]
+    assert everything["estimate"] == pytest.approx(truth, abs=1e-6)

@@ -130,3 +130,34 @@ def test_the_command_line_evaluates_rbp_as_the_loop_does(tmp_path):
         if topic in set(table["topic"]):
             got = table.loc[table["topic"] == topic, "rbp(p=0.9)@10"].item()
             assert got == pytest.approx(want, abs=1e-12), topic
+
+
+def test_the_new_measures_get_risk_measures_against_a_baseline(tmp_path):
+    """evaluate's risk columns for RBP, Success@k and bpref: URisk against the baseline equal to
+    its formula on the per-topic values the command prints."""
+    from tests.test_cli import run_cli
+
+    qrels, run = _collection(8)
+    other = run.assign(score=np.random.default_rng(1).permutation(run["score"].to_numpy()))
+    qrels.assign(iteration=0)[["topic", "iteration", "docno", "grade"]].to_csv(
+        tmp_path / "qrels", sep=" ", header=False, index=False)
+    for name, frame in (("base", run), ("mine", other)):
+        ranked = frame.sort_values(["topic", "score"], ascending=[True, False])
+        ranked.assign(q0="Q0", rank=ranked.groupby("topic").cumcount() + 1, tag=name)[
+            ["topic", "q0", "docno", "rank", "score", "tag"]].to_csv(
+            tmp_path / name, sep=" ", header=False, index=False)
+    measures_given = ["rbp(p=0.9)@10", "success@5", "bpref"]
+    common = ["evaluate", tmp_path / "qrels", tmp_path / "base", tmp_path / "mine",
+              "--measures", *measures_given, "--convention", "trec_eval", "--format", "csv",
+              "--decimals", "12"]
+    code, out, err = run_cli(*common, "--per-topic")
+    assert code == 0, err
+    per_topic = pd.read_csv(__import__("io").StringIO(out), dtype={"topic": str})
+    code, out, err = run_cli(*common, "--baseline", "base", "--alpha", "5", "--layout", "wide")
+    assert code == 0, err
+    summary = pd.read_csv(__import__("io").StringIO(out)).set_index("run")
+    for measure in measures_given:
+        table = per_topic.pivot(index="topic", columns="run", values=measure)
+        delta = table["mine"] - table["base"]
+        urisk = np.where(delta >= 0, delta, 6 * delta).mean()
+        assert summary.loc["mine", f"{measure}_urisk_a5"] == pytest.approx(urisk, abs=1e-9)

@@ -1,4 +1,4 @@
-"""Moments of DCG and ERR under independent graded labels ([AE] Theorem 3).
+"""Moments of DCG, ERR, RBP and Success@k under independent graded labels ([AE] Theorem 3).
 
 [AE]: Sawade et al., Machine Learning 2013 (:mod:`lgb_risk.references`).
 
@@ -13,13 +13,17 @@ ERR (ℓ(y) = (2^y − 1)/2^{y_max}; [AE] Eq. 2) by the backward recursion
 T_i = ℓ_i / i + (1 − ℓ_i) T_{i+1}, T_{K+1} = 0, ERR = T_1, ℓ_i independent of T_{i+1}:
     E[T_i]  = E ℓ_i / i + E(1 − ℓ_i) E[T_{i+1}]
     E[T_i²] = E ℓ_i² / i² + 2 E[ℓ_i (1 − ℓ_i)] E[T_{i+1}] / i + E(1 − ℓ_i)² E[T_{i+1}²].
+RBP is DCG's form with position weights (1 − p) p^(i−1) and v(y) = 1 for a relevant grade;
+Success@k, with r_i = P(y_{a_i} relevant): E[S] = E[S²] = 1 − Π_i (1 − r_i). Each measure's
+record in :mod:`lgb_risk.measures` says which form it has (``ActiveForm``).
 Two rankings of the same query's documents (the cross moment E[L1 L2], for comparing rankers):
 DCG with per-document weights w1_z, w2_z (the discount of z in each top-k list, 0 if absent):
     E[L1 L2] = (Σ_z w1_z μ_z)(Σ_z w2_z μ_z) + Σ_z w1_z w2_z Var_z;
 ERR as the double sum over positions (i, j) of the two lists of
 E[ℓ_a ℓ_b Π_{z above a in r1} (1 − ℓ_z) Π_{z above b in r2} (1 − ℓ_z)] / (i j), each expectation
 a product of per-document factors (E ℓ, E ℓ², E ℓ(1 − ℓ), E(1 − ℓ), E(1 − ℓ)²) held in
-prefix-product tables: O(K1 K2) per query.
+prefix-product tables: O(K1 K2) per query; Success@k with top lists A and B:
+    E[S1 S2] = 1 − Π_A (1 − r) − Π_B (1 − r) + Π_{A∪B} (1 − r).
 
 Rankings follow :mod:`lgb_risk.metrics`: documents ordered by score descending, ties in input
 order (``ties="stable"``, LightGBM's convention) or, for DCG, ``ties="average"`` (each tied
@@ -27,7 +31,7 @@ document weighted by the mean discount of its tie block: DCG stays linear in the
 formulas hold with those weights); a document with score NaN is not in the ranking. The
 label-dependent tie rules (pessimistic, optimistic) are refused: the labels are unknown.
 NDCG is not covered: its normaliser IDCG depends on the labels, so E[NDCG²] does not factorise
-([AE] covers DCG and ERR only).
+([AE] covers DCG and ERR only); nor is bpref, a ratio over the judged documents.
 """
 
 from __future__ import annotations
@@ -51,15 +55,18 @@ if TYPE_CHECKING:
 __all__ = ["metric_moments", "cross_moment", "check_probabilities", "target_measure",
            "TargetMeasure", "MEASURES"]
 
-#: The measures of the registry whose moments are computed here ([AE] covers DCG and ERR).
-MEASURES = ("dcg", "err")
+#: The measures of the registry whose moments are computed here: those whose record declares
+#: how (:class:`lgb_risk.measures.ActiveForm`).
+MEASURES = tuple(name for name, m in registry.MEASURES.items()
+                 if isinstance(m.active, registry.ActiveForm))
 
 
 @dataclass(frozen=True)
 class TargetMeasure:
     """The measure active evaluation estimates, resolved once at the boundary by
-    :func:`target_measure`: a registry measure (DCG or ERR) with its cut-off, its convention
-    (gain, discount, ties) and, for ERR, y_max (None: the relevance model's highest grade)."""
+    :func:`target_measure`: a registry measure with its cut-off, its convention (gain, discount,
+    ties) and its parameters; ERR's y_max None until the relevance model's grades are known
+    (:meth:`for_grades`)."""
 
     spec: registry.MeasureSpec
     convention: Convention
@@ -77,10 +84,23 @@ class TargetMeasure:
     def label(self) -> str:
         return self.spec.label
 
+    @property
+    def form(self) -> registry.ActiveForm:
+        form = self.spec.measure.active
+        assert isinstance(form, registry.ActiveForm)  # target_measure refuses the others
+        return form
+
+    def parameters(self) -> dict:
+        """The measure's parameters, ERR's y_max as resolved here."""
+        values = self.spec.parameter_values()
+        if "max_label" in values:
+            values["max_label"] = self.max_label
+        return values
+
     def for_grades(self, n_grades: int) -> TargetMeasure:
-        """This measure for a relevance model of ``n_grades`` grades: ERR's y_max defaults to
-        G − 1 and must be at least that."""
-        if self.name != "err":
+        """This measure for a relevance model of ``n_grades`` grades: a y_max (``max_label``)
+        left unset defaults to G − 1 and must be at least that."""
+        if "max_label" not in self.spec.parameter_values():
             return self
         top = n_grades - 1 if self.max_label is None else self.max_label
         if top < n_grades - 1:
@@ -89,28 +109,30 @@ class TargetMeasure:
         return TargetMeasure(self.spec, self.convention, top)
 
     def grade_values(self, n_grades: int) -> np.ndarray:
-        """Per grade: the value the kernels read (DCG's gain; ERR's stopping probability
-        (2^y − 1) / 2^y_max)."""
-        grades = np.arange(n_grades)
-        if self.name == "err":
-            top = self.for_grades(n_grades).max_label
-            assert top is not None  # for_grades sets it
-            return (np.exp2(grades) - 1.0) / 2.0 ** top
-        table = self.convention.label_gain
-        if not isinstance(table, str) and (np.ndim(table) != 1 or np.size(table) < n_grades
-                                           or not np.all(np.isfinite(table))):
-            raise ValueError(f"label_gain must hold a finite gain for each of the {n_grades} "
-                             f"grades, got {table!r}")
-        return metrics.gains(grades, table)
+        """Per grade: the value v(y) the kernels read (DCG's gain, ERR's stopping probability
+        (2^y − 1) / 2^y_max, RBP's and Success's relevance indicator)."""
+        if self.form.gain:
+            table = self.convention.label_gain
+            if not isinstance(table, str) and (np.ndim(table) != 1 or np.size(table) < n_grades
+                                               or not np.all(np.isfinite(table))):
+                raise ValueError(f"label_gain must hold a finite gain for each of the {n_grades} "
+                                 f"grades, got {table!r}")
+        return self.form.values(n_grades, self.convention,
+                                **self.for_grades(n_grades).parameters())
+
+    def position_weights(self, width: int) -> np.ndarray:
+        """An additive measure's weight of each 0-based position below ``width``."""
+        assert self.form.weights is not None
+        return self.form.weights(width, self.convention, **self.parameters())
 
     def values(self, labels: ArrayLike, scores: ArrayLike, group: ArrayLike) -> np.ndarray:
         """The realised measure of every query whose ranking holds documents (scores without
         NaN), by the registry's formula."""
-        judged = registry.Judged(np.asarray(labels), np.asarray(scores), np.asarray(group),
-                                 max_label=4 if self.max_label is None else self.max_label)
-        if self.name == "err" and self.max_label is None:
-            raise ValueError("ERR needs max_label (the relevance model's highest grade)")
-        return self.spec.compute(judged, self.convention)
+        if "max_label" in self.spec.parameter_values() and self.max_label is None:
+            raise ValueError(f"{self.name} needs max_label (the relevance model's highest "
+                             "grade)")
+        judged = registry.Judged(np.asarray(labels), np.asarray(scores), np.asarray(group))
+        return self.spec.measure.compute(judged, self.k, self.convention, **self.parameters())
 
 
 def target_measure(measure: str | TargetMeasure = "dcg", k: int | None = 10, *,
@@ -119,48 +141,55 @@ def target_measure(measure: str | TargetMeasure = "dcg", k: int | None = 10, *,
                    ties: str | None = None) -> TargetMeasure:
     """The measure to estimate, from the measure registry (:mod:`lgb_risk.measures`).
 
-    ``measure`` is ``"dcg"`` or ``"err"``, with convention choices in ir_measures' grammar
-    (``"dcg(label_gain=linear)"``) and optionally the cut-off (``"err@10"``, which must then
-    equal ``k``); ``convention`` names a tool's conventions (:mod:`lgb_risk.conventions`), and
-    ``label_gain`` and ``ties`` override single choices. Of a convention, active evaluation
-    reads the gain, the discount and the tie rule: ``ties`` must be ``"stable"`` (or, for DCG,
+    ``measure`` is one of :data:`MEASURES` (``"dcg"``, ``"err"``, ``"rbp"``, ``"success"``),
+    with its parameters and convention choices in ir_measures' grammar
+    (``"dcg(label_gain=linear)"``, ``"rbp(p=0.9)"``) and optionally the cut-off
+    (``"err@10"``, which must then equal ``k``); ``convention`` names a tool's conventions
+    (:mod:`lgb_risk.conventions`), and ``label_gain``, ``max_label`` (ERR's y_max) and ``ties``
+    override single choices. Of a convention, active evaluation reads the gain, the discount,
+    the relevance level and the tie rule: ``ties`` must be ``"stable"`` (or, for DCG,
     ``"average"``), since the other rules depend on the unknown labels.
 
     >>> target = target_measure("dcg(label_gain=linear)", k=5)
     >>> target.label, target.grade_values(3).tolist()
     ('DCG(label_gain=linear)@5', [0.0, 1.0, 2.0])
+    >>> target_measure("rbp(p=0.5)", k=3).position_weights(3).tolist()
+    [0.5, 0.25, 0.125]
     """
     if isinstance(measure, TargetMeasure):
         return measure
     spec = registry.parse(measure)
     name = spec.measure.name
-    if name == "ndcg":
-        raise ValueError("measure='ndcg' is not supported: IDCG depends on the unknown labels, "
-                         "so E[NDCG²] does not factorise ([AE] covers DCG and ERR); use 'dcg' "
-                         "or 'err'")
-    if name not in MEASURES:
-        raise ValueError(f"measure must be one of {list(MEASURES)} (with options, e.g. "
-                         f"'dcg(label_gain=linear)'), got {measure!r}")
+    form = spec.measure.active
+    if not isinstance(form, registry.ActiveForm):
+        raise ValueError(f"measure={name!r} is not supported by active evaluation: {form}. "
+                         f"Supported: {', '.join(MEASURES)} (with options, e.g. "
+                         "'dcg(label_gain=linear)', 'rbp(p=0.9)')")
     k = check_k(k)
     if spec.k is not None and spec.k != k:
         raise ValueError(f"measure {measure!r} has cut-off {spec.k} but k={k!r}: pass "
                          f"k={spec.k}, or the measure without @K")
-    if name == "dcg" and max_label is not None:
-        raise ValueError("max_label is an ERR option; DCG takes label_gain")
-    if name == "err" and label_gain is not None:
-        raise ValueError("label_gain is a DCG option; ERR's stopping probability is "
-                         "(2^y - 1) / 2^max_label")
+    declared = spec.parameter_values()
+    if max_label is not None and "max_label" not in declared:
+        raise ValueError(f"max_label is an option of ERR; {name} takes none")
+    if label_gain is not None and not form.gain:
+        raise ValueError(f"label_gain is an option of DCG; {name} takes none (ERR's stopping "
+                         "probability is (2^y - 1) / 2^max_label; RBP and Success count "
+                         "relevant documents)")
     if max_label is not None and (isinstance(max_label, bool)
                                   or not isinstance(max_label, (int, np.integer))):
         raise ValueError(f"max_label must be a whole number, got {max_label!r}")
+    written = declared.get("max_label")
+    if written is not None and max_label is not None and written != max_label:
+        raise ValueError(f"measure {measure!r} sets max_label={written}, but max_label="
+                         f"{max_label} was also given")
     conv = spec.convention(convention, label_gain=label_gain, ties=ties)
-    allowed = ("stable", "average") if name == "dcg" else ("stable",)
-    if conv.ties not in allowed:
-        raise ValueError(f"ties must be one of {list(allowed)} for {name} in active "
+    if conv.ties not in form.ties:
+        raise ValueError(f"ties must be one of {list(form.ties)} for {name} in active "
                          f"evaluation, got {conv.ties!r}: the pessimistic and optimistic rules "
                          "depend on the labels, which are unknown before labelling")
-    return TargetMeasure(spec._replace(k=k), conv,
-                         None if max_label is None else int(max_label))
+    top = max_label if max_label is not None else written
+    return TargetMeasure(spec._replace(k=k), conv, None if top is None else int(top))
 
 
 def check_probabilities(P: ArrayLike, n_docs: int | None = None) -> np.ndarray:
@@ -222,6 +251,14 @@ def discount_weights(scores, group, k, ties="stable", discount="log2"):
 
     Its non-zero entries are the documents whose labels L depends on: those to label.
     """
+    return ranking_weights(scores, group, k, lambda width: metrics._discounts(width, discount),
+                           ties)
+
+
+def ranking_weights(scores, group, k, table, ties="stable"):
+    """Per document: ``table(width)[i]`` for its 0-based position i in the ranking (the mean
+    over its tie block with ``ties="average"``), 0 beyond k or where the ranking does not hold
+    it (score NaN). ``group`` must be validated."""
     held = ~np.isnan(scores)
     held_per_query = np.bincount(query_of_document(group), weights=held,
                                  minlength=group.size).astype(np.int64)
@@ -232,13 +269,14 @@ def discount_weights(scores, group, k, ties="stable", discount="log2"):
     held_scores = scores[held]
     order = _argsort_segments(-held_scores, -held_scores, False, offsets_from_group(held_group))
     positions = positions_in_query(held_group)
-    if ties == "average":
-        weight = metrics._average_discount(held_scores[order], positions, held_group, k,
-                                           discount)
-    else:
-        cutoff = int(held_group.max()) if k is None else k
-        weight = np.where(positions < cutoff,
-                          metrics._discounts(int(held_group.max()), discount)[positions], 0.0)
+    cutoff = int(held_group.max()) if k is None else k
+    weight = np.where(positions < cutoff, table(int(held_group.max()))[positions], 0.0)
+    if ties == "average":  # each block of equal scores shares the mean of its weights
+        ranked = held_scores[order]
+        new_block = np.ones(positions.size, dtype=bool)
+        new_block[1:] = (ranked[1:] != ranked[:-1]) | (positions[1:] == 0)
+        block = np.cumsum(new_block) - 1
+        weight = (np.bincount(block, weights=weight) / np.bincount(block))[block]
     in_ranking = np.empty(held_scores.size)
     in_ranking[order] = weight
     weights[held] = in_ranking
@@ -304,7 +342,8 @@ def metric_moments(P: ArrayLike, scores: ArrayLike, group: ArrayLike,
     group : array-like of int
         Query sizes.
     measure : str, default "dcg"
-        ``"dcg"`` or ``"err"`` from the measure registry, with convention choices in
+        A measure of :data:`MEASURES` from the measure registry (``"dcg"``, ``"err"``,
+        ``"rbp(p=0.9)"``, ``"success"``), with its parameters and convention choices in
         ir_measures' grammar (``"dcg(label_gain=linear)"``); see :func:`target_measure`.
     k : int or None, default 10
         Cut-off; None for the whole list.
@@ -334,14 +373,13 @@ def metric_moments(P: ArrayLike, scores: ArrayLike, group: ArrayLike,
     target = target_measure(measure, k, convention=convention, label_gain=label_gain,
                             max_label=max_label, ties=ties)
     probs, s, g, table = _prepare(P, scores, group, target)
-    return _MOMENTS[target.name](probs, s, g, target, table)
+    return _MOMENTS[target.form.family](probs, s, g, target, table)
 
 
-def _dcg_moments(probs, s, g, target, table):
-    """DCG: E[DCG] = Σ_i d_i μ_i, E[DCG²] = E[DCG]² + Σ_i d_i² Var_i (module docstring)."""
+def _additive_moments(probs, s, g, target, table):
+    """DCG, RBP: E[L] = Σ_i w_i μ_i, E[L²] = E[L]² + Σ_i w_i² Var_i (module docstring)."""
     query = query_of_document(g)
-    weights = discount_weights(s, g, target.k, target.convention.ties,
-                               target.convention.discount)
+    weights = ranking_weights(s, g, target.k, target.position_weights, target.convention.ties)
     mean, variance = _grade_mean_variance(probs, table)
     first = np.bincount(query, weights=weights * mean, minlength=g.size)
     return first, first * first + np.bincount(query, weights=weights ** 2 * variance,
@@ -444,19 +482,48 @@ def cross_moment(P: ArrayLike, scores1: ArrayLike, scores2: ArrayLike, group: Ar
                             max_label=max_label, ties=ties)
     probs, s1, g, table = _prepare(P, scores1, group, target, "scores1")
     s2 = _prepare(probs, scores2, group, target, "scores2")[1]
-    return _CROSS_MOMENTS[target.name](probs, s1, s2, g, target, table)
+    return _CROSS_MOMENTS[target.form.family](probs, s1, s2, g, target, table)
 
 
-def _dcg_cross_moment(probs, s1, s2, g, target, table):
-    """DCG: (Σ_z w1_z μ_z)(Σ_z w2_z μ_z) + Σ_z w1_z w2_z Var_z (module docstring)."""
+def _additive_cross_moment(probs, s1, s2, g, target, table):
+    """DCG, RBP: (Σ_z w1_z μ_z)(Σ_z w2_z μ_z) + Σ_z w1_z w2_z Var_z (module docstring)."""
     query = query_of_document(g)
-    conv = target.convention
-    w1 = discount_weights(s1, g, target.k, conv.ties, conv.discount)
-    w2 = discount_weights(s2, g, target.k, conv.ties, conv.discount)
+    ties = target.convention.ties
+    w1 = ranking_weights(s1, g, target.k, target.position_weights, ties)
+    w2 = ranking_weights(s2, g, target.k, target.position_weights, ties)
     mean, variance = _grade_mean_variance(probs, table)
     return (np.bincount(query, weights=w1 * mean, minlength=g.size)
             * np.bincount(query, weights=w2 * mean, minlength=g.size)
             + np.bincount(query, weights=w1 * w2 * variance, minlength=g.size))
+
+
+def _none_in(query, in_list, probs, table, n_queries):
+    """Per query: the probability that no document of the list (``in_list``) has v(y) = 1,
+    Π_z (1 − P(v(y_z) = 1)), multiplied in document order."""
+    hit, _ = _grade_mean_variance(probs, table)  # P(v = 1): v is 0 or 1
+    out = np.ones(n_queries)
+    np.multiply.at(out, query[in_list], 1.0 - hit[in_list])
+    return out
+
+
+def _top_k(s, g, k):
+    return ranking_weights(s, g, k, lambda width: np.ones(width)) > 0
+
+
+def _any_moments(probs, s, g, target, table):
+    """Success: E[L] = E[L²] = 1 − Π_{i ≤ K} (1 − P(relevant)) (module docstring)."""
+    first = 1.0 - _none_in(query_of_document(g), _top_k(s, g, target.k), probs, table, g.size)
+    return first, first
+
+
+def _any_cross_moment(probs, s1, s2, g, target, table):
+    """Success: E[L1 L2] = 1 − P(none in A) − P(none in B) + P(none in A ∪ B) for the two top
+    lists A and B (module docstring)."""
+    query = query_of_document(g)
+    a, b = _top_k(s1, g, target.k), _top_k(s2, g, target.k)
+    return (1.0 - _none_in(query, a, probs, table, g.size) - _none_in(query, b, probs, table,
+                                                                        g.size)
+            + _none_in(query, a | b, probs, table, g.size))
 
 
 def _err_cross_moment(probs, s1, s2, g, target, table):
@@ -469,5 +536,7 @@ def _err_cross_moment(probs, s1, s2, g, target, table):
 
 
 #: Each measure's moments: E[L], E[L²] of one ranking, and E[L1 L2] of two.
-_MOMENTS = {"dcg": _dcg_moments, "err": _err_moments}
-_CROSS_MOMENTS = {"dcg": _dcg_cross_moment, "err": _err_cross_moment}
+#: The moments of each family of :class:`lgb_risk.measures.ActiveForm`.
+_MOMENTS = {"additive": _additive_moments, "cascade": _err_moments, "any": _any_moments}
+_CROSS_MOMENTS = {"additive": _additive_cross_moment, "cascade": _err_cross_moment,
+                  "any": _any_cross_moment}

@@ -437,7 +437,8 @@ def evaluate(P: ArrayLike, scores: ArrayLike, group: ArrayLike, oracle: Callable
     budget : float
         Labelling budget Λ in the costs' units (with the default costs: mean-query units).
     measure : str, default "dcg"
-        ``"dcg"`` or ``"err"`` from the measure registry, with convention choices in
+        A measure of :data:`MEASURES` from the measure registry (``"dcg"``, ``"err"``,
+        ``"rbp(p=0.9)"``, ``"success"``), with its parameters and convention choices in
         ir_measures' grammar (``"dcg(label_gain=linear)"``): :func:`target_measure`.
     k : int or None, default 10
     scores2 : array-like, optional
