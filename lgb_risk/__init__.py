@@ -14,6 +14,24 @@ without LightGBM, numba or scikit-learn.
 """
 
 import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the names a type checker sees; at run time they load on first use
+    from lgb_risk import (
+        baselines,
+        conventions,
+        data,
+        distributed,
+        feval,
+        measures,
+        metrics,
+        risk,
+        significance,
+        trec,
+    )
+    from lgb_risk.baselines import BaselineStore
+    from lgb_risk.objectives import TFARO, TSARO, UCRO, GeoRisk, LambdaMART, TStarFARO
+    from lgb_risk.sklearn import RiskRanker
 
 __all__ = [
     "LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "BaselineStore", "RiskRanker",

@@ -54,3 +54,17 @@ def test_every_public_function_is_annotated():
                 if missing:
                     bare.append(f"lgb_risk.{name}.{qualified}: {', '.join(missing)}")
     assert not bare, bare
+
+
+def test_the_top_level_names_are_typed_for_a_type_checker(tmp_path):
+    """``from lgb_risk import UCRO`` is the class to mypy, not ``Any`` (the package loads its
+    names on first use): a misspelt keyword and a wrong type are found."""
+    script = tmp_path / "uses.py"
+    script.write_text("from lgb_risk import UCRO, RiskRanker\n"
+                      "UCRO(alpha='five', baselin=None)\n"
+                      "RiskRanker(objectiv='UCRO')\n")
+    done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"),
+                           str(script)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert 'Unexpected keyword argument "baselin" for "UCRO"' in done.stdout, done.stdout
+    assert 'Argument "alpha" to "UCRO" has incompatible type "str"' in done.stdout
+    assert 'Unexpected keyword argument "objectiv" for "RiskRanker"' in done.stdout
