@@ -41,7 +41,8 @@ from __future__ import annotations
 
 import math
 import types
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
 
 import numba as nb
 import numpy as np
@@ -87,6 +88,26 @@ class LambdaConstants(NamedTuple):
 # ----------------------------------------------------------------------------------------------
 # Risk states and their multipliers.
 
+
+class RiskState(Protocol):
+    """What every risk state is: a ``NamedTuple`` whose array fields hold one value per query of
+    the training set (indexed by the query's position) and whose other fields are scalars of the
+    set, so that :func:`for_queries` can give each machine its queries' part."""
+
+    @property
+    def _fields(self) -> tuple[str, ...]: ...
+
+    def _asdict(self) -> dict[str, Any]: ...
+
+
+class PairMultiplier(Protocol):
+    """A compiled risk multiplier, ``(state, q, ΔM, misordered) -> m`` (see
+    :func:`multiplier_of`): the non-negative factor of a pair's λ and hessian in query q, whose
+    swap would change the query's NDCG@k by ΔM; ``misordered`` says the pair's lower document
+    holds the higher label."""
+
+    def __call__(self, state: Any, q: int, delta_m: float, misordered: bool) -> float: ...
+
 #: This module's state types -> their compiled multipliers, inlined in the cached kernel.
 _MULTIPLIERS: dict = {}
 #: State types registered from other modules -> their own uncached copy of the kernel.
@@ -95,7 +116,8 @@ _FOREIGN_KERNELS: dict = {}
 _PER_QUERY: set = set()
 
 
-def multiplier_of(state_type, *, per_query: bool = False):
+def multiplier_of(state_type: type, *,
+                  per_query: bool = False) -> Callable[[Callable[..., float]], PairMultiplier]:
     """Register the decorated function as the compiled pair multiplier of ``state_type``.
 
     ``per_query=True`` declares the multiplier constant over a query (it reads only q): the
@@ -156,12 +178,13 @@ def _per_query_for_state_type(state):
     return lambda state: constant
 
 
-def for_queries(state, queries: np.ndarray):
+def for_queries(state: RiskState, queries: np.ndarray) -> RiskState:
     """The state restricted to some training queries (their positions in the training set, in
     the order of a shard's own queries): every array field is per query, every scalar field per
     training set, as the state types here declare."""
-    return state._replace(**{name: value[queries] for name, value in state._asdict().items()
-                             if isinstance(value, np.ndarray)})
+    fields = state._asdict()
+    return type(state)(**{name: value[queries] if isinstance(value, np.ndarray) else value
+                          for name, value in fields.items()})
 
 
 class NoRisk(NamedTuple):

@@ -12,6 +12,7 @@ the same code, and each worker keeps its own queries' part — the scheme of
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from typing import Any
 
 import numpy as np
@@ -52,8 +53,13 @@ class _Prepared:
                 and np.array_equal(self.group, group))
 
 
+#: Each objective as last prepared for a DMatrix, kept here (not on the objective) for as long
+#: as the objective lives.
+_PREPARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _prepared(objective, dtrain, labels, group):
-    cached = objective._xgboost_prepared
+    cached = _PREPARED.get(objective)
     if cached is not None and cached.matches(dtrain, labels, group):
         return cached.objective
     shard = _CollectiveShard.of_this_worker(group.size)
@@ -79,7 +85,7 @@ def _prepared(objective, dtrain, labels, group):
     else:
         ready = dataclasses.replace(objective)  # the caller's object keeps no worker's shard
     ready.shard = shard
-    objective._xgboost_prepared = _Prepared(dtrain, labels, group, ready)
+    _PREPARED[objective] = _Prepared(dtrain, labels, group, ready)
     return ready
 
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from lgb_risk import measures as registry
 from lgb_risk import risk
+from lgb_risk._shards import EvaluationShard
 from lgb_risk._validation import check_alpha, check_choice, check_k
 from lgb_risk.measures import Judged
 
@@ -86,14 +87,15 @@ class _Feval:
     evaluation set, in the set's query order, so that every rank aggregates the same values.
     """
 
-    def __init__(self, name, per_query, aggregate, *, by_dataset=False):
+    def __init__(self, name: str, per_query: Callable, aggregate: Callable, *,
+                 by_dataset: bool = False) -> None:
         self.name = name
         self.per_query = per_query
         self.aggregate = aggregate
         #: Whether the values depend on which ``lightgbm.Dataset`` is evaluated (baselines given
         #: by Dataset), which a distributed training, whose ranks hold parts of a set, cannot use.
         self.by_dataset = by_dataset
-        self.shard = None
+        self.shard: EvaluationShard | None = None
 
     def __call__(self, preds_or_labels, data_or_preds, weight=None, group=None):
         if hasattr(data_or_preds, "get_group"):  # lightgbm.train: (preds, Dataset)

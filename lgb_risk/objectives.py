@@ -71,6 +71,7 @@ from lgb_risk._distributions import normal_cdf
 from lgb_risk._interrupt import interruptible
 from lgb_risk._ranking import dcg_at_k_of_order, rank_by_score, rerank_by_score
 from lgb_risk._segments import offsets_from_group
+from lgb_risk._shards import ObjectiveShard
 from lgb_risk._validation import (
     check_alpha,
     check_choice,
@@ -84,7 +85,8 @@ from lgb_risk.baselines import aligned_baselines
 if TYPE_CHECKING:
     from lgb_risk._typing import ArrayLike
 
-__all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OBJECTIVES"]
+__all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OBJECTIVES",
+           "make_objective"]
 
 #: The definitions of the per-query risk score TR_q that T-SARO, T-FARO and T*-FARO offer.
 TR_DEFINITIONS = ("x_over_sx", "delta_over_se", "jforests")
@@ -184,12 +186,12 @@ class LambdaMART:
     label_gain: object = None
     exact_sigmoid: bool = False
 
-    def __post_init__(self):
-        self._setup_cache = None
-        self._xgboost_prepared = None  # this objective as prepared for a DMatrix (XGBoost)
-        #: None on one machine; set by :mod:`lgb_risk.distributed` on each rank of a training set
-        #: split across machines (which training queries are here, and how to gather the rest).
-        self.shard = None
+    def __post_init__(self) -> None:
+        self._setup_cache: _Setup | None = None
+        #: None on one machine; set by :mod:`lgb_risk.distributed` (and :mod:`lgb_risk._xgboost`
+        #: under ``xgboost.dask``) on each rank of a training set split across machines: which
+        #: training queries are here, and how to gather the rest.
+        self.shard: ObjectiveShard | None = None
 
     # -- entry points --------------------------------------------------------------------------
 
@@ -387,7 +389,7 @@ class LambdaMART:
         """Whether these are the initial predictions of a training run (T-SARO's s_x rule)."""
         return False
 
-    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> Any:
+    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> kernel.RiskState:
         """The risk state of this iteration: the hook a new objective implements.
 
         Parameters
@@ -478,7 +480,7 @@ class _AdaptiveAlpha(_RiskSensitive):
     se_update: str = "first"
     tr_definition: str = "x_over_sx"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         super().__post_init__()
         self.reset()
 
@@ -594,7 +596,7 @@ class UCRO(_OneBaseline):
     paper_name = "U-CRO"
     risk_measure = "urisk"
 
-    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> Any:
+    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> kernel.RiskState:
         return kernel.CrossingRisk(alpha=np.full(model_ndcg.size, float(self.alpha)),
                                    model_ndcg=model_ndcg, baseline_ndcg=self._baseline[:, 0])
 
@@ -653,7 +655,7 @@ lambdarank_norm, label_gain, exact_sigmoid
     paper_name = "T-SARO"
     risk_measure = "trisk"
 
-    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> Any:
+    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> kernel.RiskState:
         baseline = self._baseline[:, 0]
         return kernel.CrossingRisk(alpha=self._alpha_prime(model_ndcg, baseline, initial),
                                    model_ndcg=model_ndcg, baseline_ndcg=baseline)
@@ -688,7 +690,7 @@ class TFARO(TSARO):
 
     paper_name = "T-FARO"
 
-    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> Any:
+    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> kernel.RiskState:
         return kernel.FlatRisk(alpha=self._alpha_prime(model_ndcg, self._baseline[:, 0],
                                                        initial))
 
@@ -795,7 +797,7 @@ lambdarank_norm, label_gain, exact_sigmoid
         super().validate_params()
         check_choice(self.delta, "delta", ("local", "exact"))
 
-    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> Any:
+    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> kernel.RiskState:
         alpha = float(self.alpha)
         matrix = np.vstack([model_ndcg, self._baseline.T])  # systems × queries, model first
         z = risk.zscores(matrix)[0]
@@ -815,3 +817,25 @@ lambdarank_norm, label_gain, exact_sigmoid
 #: Every objective by class name; the experiment runner and the benchmarks read it.
 OBJECTIVES: dict[str, type[Any]] = {
     cls.__name__: cls for cls in (LambdaMART, UCRO, TSARO, TFARO, TStarFARO, GeoRisk)}
+
+
+def make_objective(name: str, *, alpha: float = 0.0, k: int = 10, baseline: Any = None,
+                   query_ids: ArrayLike | None = None, **params: Any) -> LambdaMART:
+    """The objective of :data:`OBJECTIVES` named ``name`` at risk sensitivity ``alpha`` against
+    ``baseline``, given as the class takes it (``baseline=`` of U-CRO, T-SARO and T-FARO,
+    ``baselines=`` of T*-FARO and GeoRisk: an array in the training set's query order, or a
+    ``BaselineStore`` with ``query_ids``); ``params`` are its other parameters. LambdaMART
+    takes no α, k or baseline. The one place the experiment runner and :class:`RiskRanker`
+    build an objective from a name.
+
+    >>> objective = make_objective("UCRO", alpha=5, baseline=[0.5, 0.2])
+    >>> type(objective).__name__, objective.alpha
+    ('UCRO', 5)
+    """
+    if name not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {name!r}")
+    cls = OBJECTIVES[name]
+    if cls.baseline_parameter is None:
+        return cls(**params)
+    return cls(alpha=alpha, k=k, query_ids=query_ids, **{cls.baseline_parameter: baseline},
+               **params)

@@ -292,7 +292,7 @@ class RiskRanker(BaseEstimator):
         """
         import lightgbm as lgb
 
-        from lgb_risk.objectives import OBJECTIVES
+        from lgb_risk.objectives import OBJECTIVES, make_objective
 
         if self.objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
@@ -318,14 +318,12 @@ class RiskRanker(BaseEstimator):
         if labels.size < 2:
             raise ValueError(f"RiskRanker needs at least 2 rows to rank (n_samples = "
                              f"{labels.size})")
-        objective_params = dict(self.objective_params or {})
-        if cls.baseline_parameter is None:
-            objective = cls(**objective_params)
-        else:
+        values = None
+        if cls.baseline_parameter is not None:
             baseline = self._baseline_of_rows(baseline, features, "fit")
             values = self._baseline_ndcg(baseline, labels, group, query_ids, k, "fit")
-            objective = cls(alpha=alpha, k=k, query_ids=query_ids,
-                            **{cls.baseline_parameter: values}, **objective_params)
+        objective = make_objective(self.objective, alpha=alpha, k=k, baseline=values,
+                                   query_ids=query_ids, **dict(self.objective_params or {}))
         objective.validate_params()
         params = self._lightgbm_params(objective)
         train_set = lgb.Dataset(features, labels, group=group, params={"verbose": -1})

@@ -13,7 +13,7 @@ import lightgbm as lgb
 import numba
 import pandas as pd
 
-from lgb_risk import feval, metrics
+from lgb_risk import feval, metrics, objectives
 from lgb_risk._validation import check_lightgbm_parameter_names
 from lgb_risk.data import LetorData
 from lgb_risk.experiment.config import ExperimentConfig, objective_parameters
@@ -63,13 +63,10 @@ def make_objective(unit: Unit, config: ExperimentConfig, train_ids, stores):
     """The unit's objective: [objective] parameters; one baseline (the feature baseline) or
     several (the learned baselines) as the learner takes them."""
     feature, learned = stores
-    cls = OBJECTIVES[unit.learner]
-    params = objective_parameters(config, unit.learner)
-    if cls.baseline_parameter is None:
-        return cls(**params)
-    store = learned if needs_learned_baselines(unit) else feature
-    return cls(alpha=unit.alpha, k=config.evaluation.k, query_ids=train_ids,
-               **{cls.baseline_parameter: store}, **params)
+    return objectives.make_objective(
+        unit.learner, alpha=unit.alpha, k=config.evaluation.k,
+        baseline=learned if needs_learned_baselines(unit) else feature, query_ids=train_ids,
+        **objective_parameters(config, unit.learner))
 
 
 def selection_feval(unit: Unit, config: ExperimentConfig, valid_ids, stores):
