@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -69,6 +69,7 @@ from lgb_risk import _lambda_kernel as kernel
 from lgb_risk import _xgboost, metrics, risk
 from lgb_risk._distributions import normal_cdf
 from lgb_risk._interrupt import interruptible
+from lgb_risk._parameters import documented, parameter, validate
 from lgb_risk._ranking import dcg_at_k_of_order, rank_by_score, rerank_by_score
 from lgb_risk._segments import offsets_from_group
 from lgb_risk._shards import ObjectiveShard
@@ -92,6 +93,17 @@ __all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OBJE
 TR_DEFINITIONS = ("x_over_sx", "delta_over_se", "jforests")
 _SIGMOID_BINS = 1 << 20
 _DEFAULT_LABEL_GAIN = np.array([float((1 << i) - 1) for i in range(31)])  # LightGBM's default
+
+
+def _check_positive(value: Any, name: str) -> None:
+    if isinstance(value, bool) or not (isinstance(value, (int, float)) and value > 0):
+        raise ValueError(f"{name} must be a number > 0, got {value!r}")
+
+
+def _check_alpha(value: Any, name: str) -> None:
+    if isinstance(value, (bool, str)):
+        raise ValueError(f"{name} must be a number >= 0, got {value!r}")
+    check_alpha(value)
 
 
 @functools.lru_cache(maxsize=4)
@@ -135,24 +147,14 @@ def _inverse(values: np.ndarray) -> np.ndarray:
     return np.divide(1.0, values, out=np.zeros_like(values), where=values > 0)
 
 
+@documented
 @dataclass(eq=False, kw_only=True)
 class LambdaMART:
     """LambdaMART gradients as LightGBM's native ``lambdarank`` computes them.
 
     Parameters
     ----------
-    sigmoid : float, default 1.0
-        σ of ρ = 1 / (1 + exp(σ Δs)) (LightGBM's ``sigmoid``).
-    lambdarank_truncation_level : int, default 30
-        T: pairs need one document at a position < T; IDCG is taken at T.
-    lambdarank_norm : bool, default True
-        Divide ΔNDCG by the score distance and rescale each query by log2(1 + Σ)/Σ (LightGBM's
-        default). ``False`` is the setting of Jforests, the papers' implementation.
-    label_gain : sequence of float, optional
-        Gain of each label; default ``2**l - 1`` for l = 0..30, as LightGBM.
-    exact_sigmoid : bool, default False
-        Evaluate ρ exactly instead of through LightGBM's lookup table (then models drift from
-        native ones after a few trees; faithful mode is the default).
+    {parameters}
 
     Notes
     -----
@@ -178,13 +180,28 @@ class LambdaMART:
     #: optimises); None: NDCG@k.
     risk_measure: ClassVar[str | None] = None
 
-    # The parameters, declared once: the initialiser, ``repr``, ``validate_params`` and the
-    # experiment configuration's [objective] table all read these fields.
-    sigmoid: float = 1.0
-    lambdarank_truncation_level: int = 30
-    lambdarank_norm: bool = True
-    label_gain: object = None
-    exact_sigmoid: bool = False
+    # The parameters, declared once (lgb_risk._parameters): the initialiser, ``repr``,
+    # ``validate_params``, the docstring's table and the experiment configuration's [objective]
+    # table all read these fields.
+    sigmoid: float = parameter(
+        1.0, kind="float > 0", check=_check_positive,
+        doc="σ of ρ = 1 / (1 + exp(σ Δs)) (LightGBM's ``sigmoid``).")
+    lambdarank_truncation_level: int = parameter(
+        30, kind="int >= 1", check=check_whole_number,
+        doc="T: pairs need one document at a position < T; IDCG is taken at T.")
+    lambdarank_norm: bool = parameter(
+        True, kind="bool", check=check_flag,
+        doc="Divide ΔNDCG by the score distance and rescale each query by log2(1 + Σ)/Σ "
+            "(LightGBM's default). ``False`` is the setting of Jforests, the papers' "
+            "implementation.")
+    label_gain: object = parameter(
+        None, kind="sequence of float, optional", show_default=False,
+        doc="Gain of each label; default ``2**l - 1`` for l = 0..30, as LightGBM (checked "
+            "against the labels at the first call).")
+    exact_sigmoid: bool = parameter(
+        False, kind="bool", check=check_flag,
+        doc="Evaluate ρ exactly instead of through LightGBM's lookup table (then models drift "
+            "from native ones after a few trees; faithful mode is the default).")
 
     def __post_init__(self) -> None:
         self._setup_cache: _Setup | None = None
@@ -326,13 +343,9 @@ class LambdaMART:
     # -- parameters, setup and risk state ------------------------------------------------------
 
     def validate_params(self) -> None:
-        """Raise ValueError naming the first invalid parameter (checked at the first call)."""
-        if isinstance(self.sigmoid, bool) or not (isinstance(self.sigmoid, (int, float))
-                                                  and self.sigmoid > 0):
-            raise ValueError(f"sigmoid must be a number > 0, got {self.sigmoid!r}")
-        check_whole_number(self.lambdarank_truncation_level, "lambdarank_truncation_level")
-        check_flag(self.lambdarank_norm, "lambdarank_norm")
-        check_flag(self.exact_sigmoid, "exact_sigmoid")
+        """Raise ValueError naming the first invalid parameter (checked at the first call):
+        each declared parameter's own check (:mod:`lgb_risk._parameters`)."""
+        validate(self)
 
     def _setup(self, labels, group, weight) -> _Setup:
         cached = self._setup_cache
@@ -415,18 +428,18 @@ class _RiskSensitive(LambdaMART):
     """Parameters and baseline handling shared by the risk-sensitive objectives; a subclass
     declares its baseline parameter (:class:`_OneBaseline`, :class:`_SeveralBaselines`)."""
 
-    alpha: float = 1.0
-    k: int = 10
-    query_ids: Any = field(default=None, repr=False)
-    norm_includes_risk: bool = False
-
-    def validate_params(self) -> None:
-        super().validate_params()
-        if isinstance(self.alpha, (bool, str)):
-            raise ValueError(f"alpha must be a number >= 0, got {self.alpha!r}")
-        check_alpha(self.alpha)
-        check_whole_number(self.k, "k")
-        check_flag(self.norm_includes_risk, "norm_includes_risk")
+    alpha: float = parameter(1.0, kind="float >= 0", check=_check_alpha,
+                             doc="Risk sensitivity α: a loss against the baseline weighs 1 + α.")
+    k: int = parameter(10, kind="int >= 1", check=check_whole_number,
+                       doc="Cut-off of the NDCG@k that the risk state is measured with.")
+    query_ids: Any = parameter(
+        None, kind="array-like, optional", repr=False, show_default=False,
+        doc="Training query ids in the Dataset's order, to align a BaselineStore.")
+    norm_includes_risk: bool = parameter(
+        False, kind="bool", check=check_flag,
+        doc="With ``lambdarank_norm``: compute each query's normaliser log2(1 + Σ)/Σ from the "
+            "multiplied pairs (this library's former placement, which cancels most of the "
+            "emphasis) instead of from LambdaMART's own Σ (default).")
 
     def _risk_cutoff(self) -> int:
         return int(self.k)
@@ -461,7 +474,12 @@ class _OneBaseline(_RiskSensitive):
     """A learner against one baseline, ``baseline=``."""
 
     baseline_parameter = "baseline"
-    baseline: Any = field(default=None, repr=False)
+    baseline: Any = parameter(
+        None, kind="array-like (n_queries,), BaselineStore or FeatureBaseline", repr=False,
+        show_default=False,
+        doc="Baseline NDCG@k of each training query, in the Dataset's query order; or a store "
+            "with one baseline plus ``query_ids``; or, for XGBoost, a feature column of the "
+            "rows (:class:`~lgb_risk.baselines.FeatureBaseline`).")
 
 
 @dataclass(eq=False, kw_only=True)
@@ -469,7 +487,12 @@ class _SeveralBaselines(_RiskSensitive):
     """A learner against several baselines, ``baselines=``."""
 
     baseline_parameter = "baselines"
-    baselines: Any = field(default=None, repr=False)
+    baselines: Any = parameter(
+        None, kind="array-like (n_queries, n_systems), BaselineStore or FeatureBaseline",
+        repr=False, show_default=False,
+        doc="Baseline NDCG@k of each training query (rows in the Dataset's query order), or a "
+            "store plus ``query_ids``; or, for XGBoost, feature columns of the rows "
+            "(:class:`~lgb_risk.baselines.FeatureBaseline`).")
 
 
 @dataclass(eq=False, kw_only=True)
@@ -477,17 +500,26 @@ class _AdaptiveAlpha(_RiskSensitive):
     """α'_q = α (1 − Φ(TR_q)) of T-SARO, T-FARO and T*-FARO ([TR] §6.3), and s_x's update rule;
     the parameters are documented on :class:`TSARO`."""
 
-    se_update: str = "first"
-    tr_definition: str = "x_over_sx"
+    se_update: str = parameter(
+        "first", kind='{"first", "iteration"}',
+        check=lambda value, name: check_choice(value, name, ("first", "iteration")),
+        doc='``"first"``: s_x is computed after the first boosting iteration and kept, as [TR] '
+            "§6.3 describes — at the first call (before any tree) s_x is taken from the initial "
+            "model, at the first call whose predictions differ from the initial ones (after the "
+            "first tree) it is taken again and frozen. Jforests, the papers' implementation, "
+            "differs: it takes s_x once before the first tree, from a model whose NDCG is still "
+            "0 on every query (so every x_q = −(1 + α) M_b(q)); this class follows the paper's "
+            'text. ``"iteration"``: s_x is recomputed at every iteration. Training again from '
+            "the initial predictions on the same data starts over; :meth:`reset` forgets the "
+            "frozen value by hand.")
+    tr_definition: str = parameter(
+        "x_over_sx", kind='{"x_over_sx", "delta_over_se", "jforests"}',
+        check=lambda value, name: check_choice(value, name, TR_DEFINITIONS),
+        doc="Which TR_q sets α'_q (see :class:`TSARO`).")
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self.reset()
-
-    def validate_params(self) -> None:
-        super().validate_params()
-        check_choice(self.se_update, "se_update", ("first", "iteration"))
-        check_choice(self.tr_definition, "tr_definition", TR_DEFINITIONS)
 
     def reset(self):
         """Forget the frozen s_x (``se_update="first"``) before training a new model."""
@@ -544,6 +576,7 @@ class _AdaptiveAlpha(_RiskSensitive):
         return alpha * (1.0 - normal_cdf(tr))
 
 
+@documented
 @dataclass(eq=False, kw_only=True)
 class UCRO(_OneBaseline):
     """U-CRO: LambdaMART optimising URisk against one baseline (Wang et al. 2012).
@@ -565,21 +598,7 @@ class UCRO(_OneBaseline):
 
     Parameters
     ----------
-    alpha : float >= 0, default 1.0
-        Risk sensitivity α.
-    k : int, default 10
-        Cut-off of the NDCG@k that the risk state is measured with.
-    baseline : array-like (n_queries,) or BaselineStore
-        Baseline NDCG@k of each training query, in the Dataset's query order; or a store with one
-        baseline plus ``query_ids``.
-    query_ids : array-like, optional
-        Training query ids in the Dataset's order, to align a BaselineStore.
-    norm_includes_risk : bool, default False
-        With ``lambdarank_norm``: compute each query's normaliser log2(1 + Σ)/Σ from the
-        multiplied pairs (this library's former placement, which cancels most of the emphasis)
-        instead of from LambdaMART's own Σ (default).
-    sigmoid, lambdarank_truncation_level, lambdarank_norm, label_gain, exact_sigmoid
-        As :class:`LambdaMART`.
+    {parameters}
 
     Examples
     --------
@@ -601,6 +620,7 @@ class UCRO(_OneBaseline):
                                    model_ndcg=model_ndcg, baseline_ndcg=self._baseline[:, 0])
 
 
+@documented
 @dataclass(eq=False, kw_only=True)
 class TSARO(_AdaptiveAlpha, _OneBaseline):
     """T-SARO: U-CRO with a per-query α'_q = α (1 − Φ(TR_q)) ([TR] §6.3, Eq. 25).
@@ -626,20 +646,7 @@ class TSARO(_AdaptiveAlpha, _OneBaseline):
 
     Parameters
     ----------
-    se_update : {"first", "iteration"}, default "first"
-        ``"first"``: s_x is computed after the first boosting iteration and kept, as [TR] §6.3
-        describes — at the first call (before any tree) s_x is taken from the initial model, at
-        the first call whose predictions differ from the initial ones (after the first tree) it
-        is taken again and frozen. Jforests, the papers' implementation, differs: it takes s_x
-        once before the first tree, from a model whose NDCG is still 0 on every query (so every
-        x_q = −(1 + α) M_b(q)); this class follows the paper's text. ``"iteration"``: s_x is
-        recomputed at every iteration. Training again from the initial predictions on the same
-        data starts over; :meth:`reset` forgets the frozen value by hand.
-    tr_definition : {"x_over_sx", "delta_over_se", "jforests"}, default "x_over_sx"
-        Which TR_q sets α'_q (see above).
-    alpha, k, baseline, query_ids, norm_includes_risk, sigmoid, lambdarank_truncation_level, \
-lambdarank_norm, label_gain, exact_sigmoid
-        As :class:`UCRO`.
+    {parameters}
 
     Examples
     --------
@@ -661,13 +668,14 @@ lambdarank_norm, label_gain, exact_sigmoid
                                    model_ndcg=model_ndcg, baseline_ndcg=baseline)
 
 
+@documented
 @dataclass(eq=False, kw_only=True)
 class TFARO(TSARO):
     """T-FARO: every pair of query q weighted by ``1 + α'_q`` ([TR] Eq. 26).
 
     α'_q = α (1 − Φ(TR_q)) as in :class:`TSARO`; the multiplier does not depend on whether the
     swap crosses the baseline. With the default ``norm_includes_risk=False`` each query's
-    gradients are exactly (1 + α'_q) times LambdaMART's. Parameters as :class:`TSARO`.
+    gradients are exactly (1 + α'_q) times LambdaMART's.
 
     The lever between queries is bounded. What shapes the trees is the ratio of two queries'
     weights, (1 + α'_q) / (1 + α'_r), not their size (a common factor acts like a larger
@@ -676,6 +684,10 @@ class TFARO(TSARO):
     α'_q / α tends to a value in [1/2, 1] and the ratio between any two queries to at most 2.
     A larger α therefore does not strengthen T-FARO beyond that; U-CRO's and T-SARO's
     multipliers, which act on the pairs that cross the baseline, are not bounded this way.
+
+    Parameters
+    ----------
+    {parameters}
 
     Examples
     --------
@@ -695,6 +707,7 @@ class TFARO(TSARO):
                                                        initial))
 
 
+@documented
 @dataclass(eq=False, kw_only=True)
 class TStarFARO(_AdaptiveAlpha, _SeveralBaselines):
     """T*-FARO: T-FARO against the per-query mean of several baselines ([GEO] §6.1, Eq. 3).
@@ -703,12 +716,7 @@ class TStarFARO(_AdaptiveAlpha, _SeveralBaselines):
 
     Parameters
     ----------
-    baselines : array-like (n_queries, n_systems) or BaselineStore
-        Baseline NDCG@k of each training query (rows in the Dataset's query order), or a store
-        plus ``query_ids``.
-    alpha, k, query_ids, se_update, tr_definition, norm_includes_risk, sigmoid, \
-lambdarank_truncation_level, lambdarank_norm, label_gain, exact_sigmoid
-        As :class:`TSARO`.
+    {parameters}
 
     Examples
     --------
@@ -732,6 +740,7 @@ lambdarank_truncation_level, lambdarank_norm, label_gain, exact_sigmoid
     risk_state = TFARO.risk_state
 
 
+@documented
 @dataclass(eq=False, kw_only=True)
 class GeoRisk(_SeveralBaselines):
     """GeoRisk-optimising LambdaMART against several baselines ([GEO] §6).
@@ -770,12 +779,7 @@ class GeoRisk(_SeveralBaselines):
 
     Parameters
     ----------
-    baselines : array-like (n_queries, n_systems) or BaselineStore
-        As :class:`TStarFARO`.
-    delta : {"local", "exact"}, default "local"
-    alpha, k, query_ids, norm_includes_risk, sigmoid, lambdarank_truncation_level, \
-lambdarank_norm, label_gain, exact_sigmoid
-        As :class:`UCRO`.
+    {parameters}
 
     Examples
     --------
@@ -791,11 +795,11 @@ lambdarank_norm, label_gain, exact_sigmoid
 
     paper_name = "GeoRisk"
     risk_measure = "georisk"
-    delta: str = "local"
-
-    def validate_params(self) -> None:
-        super().validate_params()
-        check_choice(self.delta, "delta", ("local", "exact"))
+    delta: str = parameter(
+        "local", kind='{"local", "exact"}',
+        check=lambda value, name: check_choice(value, name, ("local", "exact")),
+        doc="How a pair's ΔGeoRisk is computed: the paper's local update (``\"local\"``) or "
+            'recomputed over all queries (``"exact"``, O(c) per pair: for tests and small data).')
 
     def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> kernel.RiskState:
         alpha = float(self.alpha)
