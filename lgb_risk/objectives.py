@@ -69,7 +69,7 @@ from lgb_risk import _lambda_kernel as kernel
 from lgb_risk import _xgboost, metrics, risk
 from lgb_risk._distributions import normal_cdf
 from lgb_risk._interrupt import interruptible
-from lgb_risk._parameters import documented, parameter, validate
+from lgb_risk._parameters import declared, documented, parameter, validate
 from lgb_risk._ranking import dcg_at_k_of_order, rank_by_score, rerank_by_score
 from lgb_risk._segments import offsets_from_group
 from lgb_risk._shards import ObjectiveShard
@@ -87,7 +87,7 @@ if TYPE_CHECKING:
     from lgb_risk._typing import ArrayLike
 
 __all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OBJECTIVES",
-           "make_objective"]
+           "make_objective", "check_parameter"]
 
 #: The definitions of the per-query risk score TR_q that T-SARO, T-FARO and T*-FARO offer.
 TR_DEFINITIONS = ("x_over_sx", "delta_over_se", "jforests")
@@ -821,6 +821,19 @@ class GeoRisk(_SeveralBaselines):
 #: Every objective by class name; the experiment runner and the benchmarks read it.
 OBJECTIVES: dict[str, type[Any]] = {
     cls.__name__: cls for cls in (LambdaMART, UCRO, TSARO, TFARO, TStarFARO, GeoRisk)}
+
+
+def check_parameter(name: str, value: Any) -> Any:
+    """``value`` checked as the objectives declare parameter ``name`` (``alpha``, ``k``, ...):
+    for an estimator that passes it on to an objective, so that the bound is declared once.
+    Returns ``value``; raises ValueError naming the parameter."""
+    for cls in OBJECTIVES.values():
+        for field_, declaration in declared(cls):
+            if field_.name == name:
+                if declaration.check is not None:
+                    declaration.check(value, name)
+                return value
+    raise ValueError(f"no objective declares a parameter {name!r}")
 
 
 def make_objective(name: str, *, alpha: float = 0.0, k: int = 10, baseline: Any = None,

@@ -17,20 +17,20 @@ DataFrame column (``qid_column=``), which every splitter carries with the rows.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _num_samples, validate_data
 
 from lgb_risk import measures as registry
 from lgb_risk import metrics
 from lgb_risk._validation import (
-    check_alpha,
     check_group,
     check_labels,
     check_lightgbm_parameter_names,
-    check_whole_number,
 )
 from lgb_risk.baselines import BaselineStore, aligned_baselines
 
@@ -237,6 +237,28 @@ class RiskRanker(BaseEstimator):
     ((3,), True)
     """
 
+    #: scikit-learn's constraints on the estimator's own parameters, checked once at ``fit``.
+    #: ``alpha`` and ``k`` are the objectives' parameters: checked as the objectives declare
+    #: them (:func:`lgb_risk.objectives.check_parameter`), not declared again here.
+    _parameter_constraints: ClassVar[dict] = {
+        "objective": [str],
+        "alpha": "no_validation",
+        "k": "no_validation",
+        "objective_params": [dict, None],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "num_leaves": [Interval(Integral, 2, None, closed="left")],
+        "min_child_samples": [Interval(Integral, 0, None, closed="left")],
+        "lgbm_params": [dict, None],
+        "random_state": [Integral, None],
+        "n_jobs": [Integral, None],
+        "qid_column": [str, Integral, None],
+        "baseline_feature": [Interval(Integral, 0, None, closed="left"), None],
+        "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
+        "score_measure": [str],
+        "score_alpha": "no_validation",
+    }
+
     def __init__(self, objective: str = "LambdaMART", alpha: float = 1.0, k: int = 10, *,
                  objective_params: dict | None = None, n_estimators: int = 100,
                  learning_rate: float = 0.1, num_leaves: int = 31, min_child_samples: int = 20,
@@ -292,15 +314,15 @@ class RiskRanker(BaseEstimator):
         """
         import lightgbm as lgb
 
-        from lgb_risk.objectives import OBJECTIVES, make_objective
+        from lgb_risk.objectives import OBJECTIVES, check_parameter, make_objective
 
+        self._validate_params()  # scikit-learn's constraints, once, at the boundary
         if self.objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
                              f"{self.objective!r}")
         cls = OBJECTIVES[self.objective]
-        k = check_whole_number(self.k, "k")
-        alpha = check_alpha(self.alpha)
-        check_whole_number(self.n_estimators, "n_estimators")
+        k = int(check_parameter("k", self.k))
+        alpha = float(check_parameter("alpha", self.alpha))
         self._score_target()  # a wrong score_measure is refused before training
         if qid is not None and _in_unrouted_model_selection():
             raise ValueError(
@@ -331,7 +353,6 @@ class RiskRanker(BaseEstimator):
         self.evals_result_: dict = {}
         callbacks = [lgb.record_evaluation(self.evals_result_)]
         if self.early_stopping_rounds is not None:
-            check_whole_number(self.early_stopping_rounds, "early_stopping_rounds")
             if not valid_sets:
                 raise ValueError("early_stopping_rounds needs eval_set= (and eval_group=) in "
                                  "fit")
@@ -499,11 +520,12 @@ class RiskRanker(BaseEstimator):
 
     def _score_target(self):
         """``score_measure`` parsed: ("risk", name) or ("measure", MeasureSpec)."""
+        from lgb_risk.objectives import check_parameter
         from lgb_risk.risk import RISK_MEASURES
 
         text = str(self.score_measure).strip().lower()
         if text in RISK_MEASURES:
-            check_alpha(self.score_alpha)
+            check_parameter("alpha", self.score_alpha)
             return "risk", text
         try:
             return "measure", registry.parse(self.score_measure)
@@ -538,7 +560,9 @@ class RiskRanker(BaseEstimator):
         if weights is not None:
             raise ValueError(f"sample_weight weights queries in the mean of a measure; the risk "
                              f"measure {target!r} takes no weights")
-        k = check_whole_number(self.k, "k")
+        from lgb_risk.objectives import check_parameter
+
+        k = int(check_parameter("k", self.k))
         features = validate_data(self, features, reset=False, **_ARRAYS)
         baseline = self._baseline_of_rows(baseline, features, "score")
         base = self._baseline_ndcg(baseline, labels, sizes, query_ids, k, "score")

@@ -309,3 +309,20 @@ def test_ctrl_c_inside_a_kernel_during_fit_is_a_keyboard_interrupt(monkeypatch):
     X, y, qid, bm25 = _problem(11, n_queries=6)
     with pytest.raises(KeyboardInterrupt):
         RiskRanker("UCRO", **SMALL).fit(X, y, qid=qid, baseline=bm25)
+
+
+def test_parameters_are_checked_once_at_fit_alpha_and_k_as_the_objectives_declare_them():
+    """The estimator's own parameters by scikit-learn's constraints; alpha and k, which it
+    passes on, by the objectives' declarations: the same message as the objective gives."""
+    from lgb_risk import UCRO
+
+    X, y, qid, bm25 = _problem(12, n_queries=6)
+    for name, value in [("alpha", -1), ("alpha", True), ("k", 0), ("k", 2.5)]:
+        with pytest.raises(ValueError) as from_objective:
+            UCRO(**{name: value}, baseline=np.zeros(6)).validate_params()
+        with pytest.raises(ValueError) as from_estimator:
+            RiskRanker("UCRO", **{name: value}, **SMALL).fit(X, y, qid=qid, baseline=bm25)
+        assert str(from_estimator.value) == str(from_objective.value), (name, value)
+    with pytest.raises(ValueError, match="'n_estimators' parameter of RiskRanker must be an int "
+                                         "in the range"):
+        RiskRanker(**{**SMALL, "n_estimators": 0}).fit(X, y, qid=qid)
