@@ -925,3 +925,17 @@ def test_ctrl_c_to_the_whole_process_group_prints_one_line(tmp_path):
                 if line.strip() and not line.startswith(("[", "  learned", "training the"))]
     assert messages == ["lgb-risk run: interrupted (what is done is kept: run the same command "
                         "again to resume)"], err
+
+
+def test_the_documented_sample_names_every_declared_key():
+    """Each table's keys are declared once (type, default, check, doc); the module docstring's
+    TOML sample, which users copy, names every one of them."""
+    import lgb_risk.experiment.config as config_module
+    from lgb_risk._parameters import declared
+
+    sample = config_module.__doc__
+    for table, record in config_module._TABLES.items():
+        assert f"[{table}]" in sample, table
+        for field, declaration in declared(record):
+            assert f"\n    {field.name} = " in sample, f"{table}.{field.name}"
+            assert declaration.doc and declaration.kind, f"{table}.{field.name}"

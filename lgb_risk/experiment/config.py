@@ -74,6 +74,7 @@ import os
 import sys
 from pathlib import Path
 
+from lgb_risk._parameters import declared, parameter
 from lgb_risk._validation import check_number
 from lgb_risk.objectives import OBJECTIVES
 from lgb_risk.significance import CORRECTIONS
@@ -106,58 +107,144 @@ __all__ = ["ExperimentConfig", "DataConfig", "EvaluationConfig", "SplitConfig", 
            "TrainingConfig", "ReportConfig", "load_config", "validate", "objective_parameters",
            "objective_parameter_table", "DEFAULTS"]
 
+#: The most repeats of the protocol a configuration may ask for.
+MAX_REPEATS = 1000
+
+
+def _fail(where: str, message: str):
+    raise ValueError(f"configuration: {where}: {message}")
+
+
+def _number(value, where, **bounds):
+    try:
+        return check_number(value, where, **bounds)
+    except ValueError as error:  # "where must be ...": said as the other keys' errors are
+        _fail(where, str(error).removeprefix(f"{where} "))
+
+
 LEARNED_BASELINES = ("lambdamart", "gbrt", "coordinate_ascent", "ridge")
 #: Values of [training] selection: which iteration's model a booster keeps.
 SELECTIONS = ("ndcg", "risk", "last")
+
+
+def _whole(minimum: int):
+    """Check: a whole number >= ``minimum``."""
+    return lambda value, where: _number(value, where, minimum=minimum, integer=True)
+
+
+def _choice(options: tuple):
+    """Check: one of ``options``."""
+    def check(value, where):
+        if value not in options:
+            _fail(where, f"expected one of {', '.join(map(repr, options))}, got {value!r}")
+    return check
+
+
+def _optional(check):
+    return lambda value, where: None if value is None else check(value, where)
+
+
+def _repeats(value, where):
+    _number(value, where, minimum=1, integer=True)
+    if value > MAX_REPEATS:
+        _fail(where, f"at most {MAX_REPEATS} (each repeat trains every learner and α on every "
+                     f"fold, and has a folder of its own), got {value}")
+
+
+def _name(value, where):
+    if not isinstance(value, str) or not value:
+        _fail(where, f"expected a name, got {value!r}")
+
+
+def _learned_baselines(value, where):
+    if not isinstance(value, (list, tuple)) or len(set(value)) != len(value):
+        _fail(where, f"expected a list of distinct names from {', '.join(LEARNED_BASELINES)}, "
+                     f"got {value!r}")
+    for name in value:
+        if name not in LEARNED_BASELINES:
+            _fail(where, f"unknown learned baseline {name!r}; allowed: "
+                         f"{', '.join(LEARNED_BASELINES)}")
+
+
+# Each table's keys are declared once (lgb_risk._parameters): type, default, check and doc;
+# validate() runs the checks, and a test holds the module docstring's sample to the keys.
 
 
 @dataclasses.dataclass(frozen=True)
 class DataConfig:
     """``[data]``: LETOR files, or the built-in synthetic generator's size and shape."""
 
-    source: str = "synthetic"
-    path: str | None = None
-    n_features: int | None = None
-    queries: int = 300
-    mean_docs: float = 40.0
-    features: int = 20
-    seed: int = 0
+    source: str = parameter("synthetic", kind='"letor" or "synthetic"',
+                            check=_choice(("letor", "synthetic")),
+                            doc="LETOR files, or the built-in synthetic generator.")
+    path: str | None = parameter(
+        None, kind="str", doc="letor: a folder of Fold*/ (Fold1's train, vali and test pooled) "
+                              "or one LETOR file, relative to the configuration's folder.")
+    n_features: int | None = parameter(None, kind="int >= 1", check=_optional(_whole(1)),
+                                       doc="letor: the number of feature columns.")
+    queries: int = parameter(300, kind="int >= 1", check=_whole(1),
+                             doc="synthetic: the number of queries.")
+    mean_docs: float = parameter(
+        40.0, kind="float >= 2",
+        check=lambda value, where: _number(value, where, minimum=2),
+        doc="synthetic: the mean number of documents of a query.")
+    features: int = parameter(20, kind="int >= 2", check=_whole(2),
+                              doc="synthetic: the number of features.")
+    seed: int = parameter(0, kind="int >= 0", check=_whole(0),
+                          doc="synthetic: the generator's seed.")
 
 
 @dataclasses.dataclass(frozen=True)
 class EvaluationConfig:
     """``[evaluation]``: the NDCG@k of the risk state, of model selection and of the report."""
 
-    k: int = 10
+    k: int = parameter(10, kind="int >= 1", check=_whole(1),
+                       doc="NDCG@k: risk state, early stopping and report.")
 
 
 @dataclasses.dataclass(frozen=True)
 class SplitConfig:
     """``[split]``: the protocol's seeded split ([GEO] §6.1)."""
 
-    seed: int = 2016
-    heldout: float = 0.2
-    folds: int = 5
-    repeats: int = 1
+    seed: int = parameter(2016, kind="int >= 0", check=_whole(0), doc="The split's seed.")
+    heldout: float = parameter(
+        0.2, kind="float in (0, 0.9]",
+        check=lambda value, where: _number(value, where, minimum=0, maximum=0.9, above=True),
+        doc="The fraction of the queries held out to train the learned baselines.")
+    folds: int = parameter(5, kind="int >= 3", check=_whole(3), doc="Folds of the main queries.")
+    repeats: int = parameter(
+        1, kind=f"int in [1, {MAX_REPEATS}]", check=_repeats,
+        doc="The whole protocol repeated with derived seeds; repeat 0 is the seed's split.")
 
 
 @dataclasses.dataclass(frozen=True)
 class BaselinesConfig:
     """``[baselines]``: the feature baseline (1-based feature number) and the learned ones."""
 
-    feature: int = 1
-    feature_name: str = "bm25"
-    learned: tuple[str, ...] = LEARNED_BASELINES
+    feature: int = parameter(1, kind="int >= 1", check=_whole(1),
+                             doc="1-based feature number of the feature baseline (BM25).")
+    feature_name: str = parameter("bm25", kind="str", check=_name,
+                                  doc="Its name in the report.")
+    learned: tuple[str, ...] = parameter(
+        LEARNED_BASELINES, kind="list of str", check=_learned_baselines,
+        doc=f"The learned baselines, from {', '.join(LEARNED_BASELINES)}.")
 
 
 @dataclasses.dataclass(frozen=True)
 class TrainingConfig:
     """``[training]``: the protocol of every booster."""
 
-    rounds: int = 500
-    early_stopping: int = 20
-    selection: str = "ndcg"
-    num_threads: int = 1
+    rounds: int = parameter(500, kind="int >= 1", check=_whole(1), doc="Trees at most.")
+    early_stopping: int = parameter(
+        20, kind="int >= 0", check=_whole(0),
+        doc="Stop after this many rounds without gain in the selection measure; 0: train all "
+            "rounds.")
+    selection: str = parameter(
+        "ndcg", kind='"ndcg", "risk" or "last"', check=_choice(SELECTIONS),
+        doc="The model kept: the iteration of best validation NDCG@k, of the best validation "
+            "value of the learner's own risk measure at its α, or every tree.")
+    num_threads: int = parameter(1, kind="int >= 1", check=_whole(1),
+                                 doc="LightGBM threads per unit of work.")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,9 +252,16 @@ class ReportConfig:
     """``[report]``: α of the report's risk columns, the learner of the TR/TJ figure, and the
     multiple-comparison correction of its p-values over the learner × α grid."""
 
-    alpha: float = 5.0
-    learner: str | None = None
-    correction: str = "holm"
+    alpha: float = parameter(5.0, kind="float >= 0",
+                             check=lambda value, where: _number(value, where, minimum=0),
+                             doc="α of the risk columns of the report.")
+    learner: str | None = parameter(None, kind="str",
+                                    doc="The learner of the per-query TR/TJ figure.")
+    correction: str = parameter(
+        "holm", kind="holm, bonferroni or bh",
+        check=lambda value, where: None if value in CORRECTIONS else _fail(
+            where, f"expected one of {', '.join(CORRECTIONS)}, got {value!r}"),
+        doc="The correction of the p-values over the learner × α grid.")
 
 
 _TABLES = {"data": DataConfig, "evaluation": EvaluationConfig, "split": SplitConfig,
@@ -205,21 +299,6 @@ class ExperimentConfig:
 DEFAULTS = ExperimentConfig().to_dict()
 
 
-#: The most repeats of the protocol a configuration may ask for.
-MAX_REPEATS = 1000
-
-
-def _fail(where: str, message: str):
-    raise ValueError(f"configuration: {where}: {message}")
-
-
-def _number(value, where, **bounds):
-    try:
-        return check_number(value, where, **bounds)
-    except ValueError as error:  # "where must be ...": said as the other keys' errors are
-        _fail(where, str(error).removeprefix(f"{where} "))
-
-
 def validate(raw: dict) -> ExperimentConfig:
     """Merge ``raw`` (a parsed TOML document) over the defaults and check every key and value;
     return the typed configuration."""
@@ -244,42 +323,14 @@ def validate(raw: dict) -> ExperimentConfig:
                 _fail(f"{key}.{sub}", f"unknown key; allowed: {', '.join(DEFAULTS[key])}")
             config[key][sub] = v
 
+    for table, record in _TABLES.items():  # each key's declared check
+        for field, declaration in declared(record):
+            if declaration.check is not None:
+                declaration.check(config[table][field.name], f"{table}.{field.name}")
     data = config["data"]
-    if data["source"] not in ("letor", "synthetic"):
-        _fail("data.source", f"expected 'letor' or 'synthetic', got {data['source']!r}")
-    if data["source"] == "letor":
-        if not isinstance(data["path"], str):
-            _fail("data.path", "a letor source needs a path (a folder of Fold*/ or a file)")
-        if data["n_features"] is not None:
-            _number(data["n_features"], "data.n_features", minimum=1, integer=True)
-    else:
-        _number(data["queries"], "data.queries", minimum=1, integer=True)
-        _number(data["mean_docs"], "data.mean_docs", minimum=2)
-        _number(data["features"], "data.features", minimum=2, integer=True)
-    _number(data["seed"], "data.seed", minimum=0, integer=True)
-    _number(config["evaluation"]["k"], "evaluation.k", minimum=1, integer=True)
-    split = config["split"]
-    _number(split["seed"], "split.seed", minimum=0, integer=True)
-    _number(split["heldout"], "split.heldout", minimum=0, maximum=0.9, above=True)
-    _number(split["folds"], "split.folds", minimum=3, integer=True)
-    _number(split["repeats"], "split.repeats", minimum=1, integer=True)
-    if split["repeats"] > MAX_REPEATS:
-        _fail("split.repeats", f"at most {MAX_REPEATS} (each repeat trains every learner and α "
-                               f"on every fold, and has a folder of its own), got "
-                               f"{split['repeats']}")
-
-    base = config["baselines"]
-    _number(base["feature"], "baselines.feature", minimum=1, integer=True)
-    if not isinstance(base["feature_name"], str) or not base["feature_name"]:
-        _fail("baselines.feature_name", f"expected a name, got {base['feature_name']!r}")
-    learned = base["learned"]
-    if not isinstance(learned, list) or len(set(learned)) != len(learned):
-        _fail("baselines.learned", f"expected a list of distinct names from "
-                                   f"{', '.join(LEARNED_BASELINES)}, got {learned!r}")
-    for name in learned:
-        if name not in LEARNED_BASELINES:
-            _fail("baselines.learned", f"unknown learned baseline {name!r}; allowed: "
-                                       f"{', '.join(LEARNED_BASELINES)}")
+    if data["source"] == "letor" and not isinstance(data["path"], str):
+        _fail("data.path", "a letor source needs a path (a folder of Fold*/ or a file)")
+    learned = config["baselines"]["learned"]
 
     learners = config["learners"]
     if not learners:
@@ -302,15 +353,9 @@ def validate(raw: dict) -> ExperimentConfig:
         _fail("baselines.learned", f"{', '.join(sorted(needs_learned))} need learned baselines")
 
     train = config["training"]
-    _number(train["rounds"], "training.rounds", minimum=1, integer=True)
-    _number(train["early_stopping"], "training.early_stopping", minimum=0, integer=True)
-    if train["selection"] not in SELECTIONS:
-        _fail("training.selection", f"expected one of {', '.join(map(repr, SELECTIONS))}, got "
-                                    f"{train['selection']!r}")
     if train["selection"] == "last" and train["early_stopping"]:
         _fail("training.selection", "'last' keeps every tree, so nothing can stop training "
                                     "early: set early_stopping = 0")
-    _number(train["num_threads"], "training.num_threads", minimum=1, integer=True)
     _check_objective_parameters(config["objective"], learners)
     objective_keys = objective_parameter_table()
     for key in config["lightgbm"]:
@@ -321,14 +366,10 @@ def validate(raw: dict) -> ExperimentConfig:
             _fail(f"lightgbm.{key}", "an objective parameter, which LightGBM ignores with a "
                                      "custom objective: set it in [objective]")
     report = config["report"]
-    _number(report["alpha"], "report.alpha", minimum=0)
     if report["learner"] is not None and report["learner"] not in learners:
         _fail("report.learner", f"expected one of the configured learners "
                                 f"({', '.join(learners)}), got {report['learner']!r}")
-    if report["correction"] not in CORRECTIONS:
-        _fail("report.correction", f"expected one of {', '.join(CORRECTIONS)}, got "
-                                   f"{report['correction']!r}")
-    base["learned"] = tuple(learned)
+    config["baselines"]["learned"] = tuple(learned)
     return ExperimentConfig(
         name=config["name"], learners=learners, objective=config["objective"],
         lightgbm=config["lightgbm"],
