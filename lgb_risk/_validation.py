@@ -8,6 +8,15 @@ from __future__ import annotations
 import numpy as np
 
 
+def is_number(value) -> bool:
+    """Whether ``float(value)`` succeeds (a number, or text holding one)."""
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def check_group(group, n_items: int, what: str = "labels") -> np.ndarray:
     """Validate LightGBM-style query sizes and return them as an int64 array.
 

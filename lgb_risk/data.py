@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from lgb_risk._validation import is_number
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -463,7 +465,7 @@ def _numbers(values, topics, docs, what: str, kind) -> np.ndarray:
     except (TypeError, ValueError):
         numbers = None
     if numbers is None or numbers.ndim != 1:
-        bad = next((i for i, v in enumerate(values) if not _is_number(v)), 0)
+        bad = next((i for i, v in enumerate(values) if not is_number(v)), 0)
         raise ValueError(f"the {what} of topic {topics[bad]!r}, document {docs[bad]!r} is "
                          f"{values[bad]!r}, not a number")
     wrong = ~np.isfinite(numbers) if kind is float else (
@@ -474,14 +476,6 @@ def _numbers(values, topics, docs, what: str, kind) -> np.ndarray:
         raise ValueError(f"the {what} of topic {topics[i]!r}, document {docs[i]!r} is "
                          f"{values[i]!r}; expected {expected}")
     return numbers if kind is float else numbers.astype(np.int64)
-
-
-def _is_number(value) -> bool:
-    try:
-        float(value)
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 def _data_lines(path):

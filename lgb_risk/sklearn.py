@@ -31,6 +31,7 @@ from lgb_risk._validation import (
     check_group,
     check_labels,
     check_lightgbm_parameter_names,
+    is_number,
 )
 from lgb_risk.baselines import BaselineStore, aligned_baselines
 
@@ -96,14 +97,6 @@ def queries_of_rows(qid: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return ids, np.diff(np.append(starts, q.size)).astype(np.int64)
 
 
-def _is_number(value) -> bool:
-    try:
-        float(value)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
 def _numeric_features(X, method: str) -> None:
     """Refuse a DataFrame column of strings or categories, naming it (scikit-learn's message
     names neither the column nor what to do)."""
@@ -111,7 +104,7 @@ def _numeric_features(X, method: str) -> None:
         return
     for position, (name, dtype) in enumerate(X.dtypes.items()):
         if str(dtype) != "category" and (dtype.kind in "biuf" or (
-                dtype.kind in "OSU" and all(_is_number(v) for v in X[name]))):
+                dtype.kind in "OSU" and all(is_number(v) for v in X[name]))):
             continue
         raise ValueError(
             f"RiskRanker.{method}: column {name!r} of X holds {dtype} values, not numbers: "
@@ -482,7 +475,7 @@ class RiskRanker(BaseEstimator):
             scores = np.asarray(baseline, dtype=np.float64)
         except (TypeError, ValueError):
             given = np.asarray(baseline, dtype=object).ravel()
-            position = next(i for i, v in enumerate(given) if not _is_number(v))
+            position = next(i for i, v in enumerate(given) if not is_number(v))
             raise ValueError(f"baseline must hold numbers (a score per row); value {position} "
                              f"is {given[position]!r}") from None
         if scores.ndim == 1:

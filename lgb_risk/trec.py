@@ -59,18 +59,19 @@ def natural_topic_order(topics: Iterable[str]) -> list[str]:
 
 
 class Judgments(NamedTuple):
-    """Qrels prepared for evaluating many runs: grades by topic and docno, negative grades as 0.
+    """Qrels prepared for evaluating many runs: grades by topic and docno.
 
-    ``grades[topic][docno]`` is a judged grade; ``pool`` maps each topic to its judged grades
-    sorted descending (for IDCG and R_q); ``relevant`` is the set of topics with a grade > 0;
-    ``negative`` maps a topic to its documents of negative grade, which trec_eval's bpref reads
-    as in the pool but not judged. Topics and docnos are UTF-8 bytes.
+    ``grades[topic][docno]`` is a judged grade as given; a negative one (spam, or trec_eval's
+    "in the pool but not judged") counts as 0 in every measure, and bpref leaves its document
+    out. ``pool`` maps each topic to its grades, negative ones as 0, sorted descending (for IDCG
+    and R_q); ``negative`` counts each topic's negative grades; ``relevant`` is the set of
+    topics with a grade > 0. Topics and docnos are UTF-8 bytes.
     """
 
     grades: dict
     pool: dict
     relevant: set
-    negative: dict = {}
+    negative: dict
 
 
 def judgments(qrels: QrelsColumns) -> Judgments:
@@ -79,19 +80,20 @@ def judgments(qrels: QrelsColumns) -> Judgments:
     >>> from lgb_risk.data import QrelsColumns
     >>> qrels = QrelsColumns([b"1", b"1", b"2"], [b"a", b"b", b"c"], np.array([2, -2, 0]))
     >>> judged = judgments(qrels)
-    >>> judged.grades[b"1"][b"b"], sorted(judged.relevant)  # spam (-2) counts as 0
-    (0, [b'1'])
+    >>> judged.pool[b"1"].tolist(), judged.negative, sorted(judged.relevant)  # spam (-2) as 0
+    ([2, 0], {b'1': 1}, [b'1'])
     """
     topics = np.asarray(qrels.topic, dtype=bytes).tolist()
-    given = np.asarray(qrels.grade, dtype=np.int64)
     grades: dict = {}
-    for topic, docno, grade in zip(topics, qrels.docno, np.maximum(given, 0).tolist()):
+    for topic, docno, grade in zip(topics, qrels.docno,
+                                   np.asarray(qrels.grade, dtype=np.int64).tolist()):
         grades.setdefault(topic, {})[docno] = grade
-    negative: dict = {}
-    for i in np.flatnonzero(given < 0).tolist():
-        negative.setdefault(topics[i], set()).add(qrels.docno[i])
-    pool = {topic: np.sort(np.fromiter(of_topic.values(), np.int64, len(of_topic)))[::-1]
-            for topic, of_topic in grades.items()}
+    pool, negative = {}, {}
+    for topic, of_topic in grades.items():
+        given = np.fromiter(of_topic.values(), np.int64, len(of_topic))
+        pool[topic] = np.sort(np.maximum(given, 0))[::-1]
+        if np.any(given < 0):
+            negative[topic] = int(np.sum(given < 0))
     return Judgments(grades, pool, {t for t, v in pool.items() if v[0] > 0}, negative)
 
 
@@ -149,7 +151,7 @@ def _break_ties_by_docno(order, code, score, docno, kept) -> None:
 
 
 #: The grade of a run's document that the qrels do not judge, until it is set to 0.
-_UNJUDGED = np.iinfo(np.int64).min
+_UNJUDGED = -(1 << 62)
 
 
 def evaluate_columns(judged: Judgments, run: RunColumns,
@@ -189,15 +191,10 @@ def evaluate_columns(judged: Judgments, run: RunColumns,
             grade_of = judged.grades[t].get
             grade[start:end] = np.fromiter(map(grade_of, run.docno[start:end],
                                                repeat(_UNJUDGED)), np.int64, end - start)
-    for t, start, end in zip(block_topic, edges[:-1], edges[1:]):
-        if t in code_of and t in judged.negative:  # negative grades: in the pool, not judged
-            of_topic = judged.negative[t]
-            unjudged = [i for i, d in enumerate(run.docno[start:end], start) if d in of_topic]
-            grade[unjudged] = _UNJUDGED
     kept = np.flatnonzero(code >= 0)
     code, grade = code[kept], grade[kept]
-    is_judged = grade != _UNJUDGED
-    grade[~is_judged] = 0  # unjudged documents count as 0; bpref leaves them out
+    is_judged = grade >= 0  # neither unjudged nor of negative grade: bpref leaves those out
+    np.maximum(grade, 0, out=grade)  # and every measure counts them as 0
     score = np.asarray(run.score, dtype=np.float64)[kept]
     if conv.score_dtype == "float32":
         score = score.astype(np.float32).astype(np.float64)
@@ -209,7 +206,7 @@ def evaluate_columns(judged: Judgments, run: RunColumns,
         labels=labels, scores=None, group=np.bincount(code, minlength=len(topics)),
         pool_labels=np.concatenate(pool), pool_group=np.array([p.size for p in pool]),
         max_label=max_label, pool_sorted=True, judged=is_judged[order],
-        pool_unjudged=np.array([len(judged.negative.get(t, ())) for t in encoded]))
+        pool_unjudged=np.array([judged.negative.get(t, 0) for t in encoded]))
     values = {spec.text: spec.compute(lists, conv) for spec in specs}
     if missing and conv.missing_topics == "zero":
         every = natural_topic_order([*topics, *missing])
