@@ -22,6 +22,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -447,6 +448,39 @@ def _add_baseline_options(parser) -> None:
                         "bh: Benjamini-Hochberg), in a column trisk_p_METHOD")
 
 
+class _LazyHelpParser(argparse.ArgumentParser):
+    """An ArgumentParser whose epilog is computed when its help is printed (``epilog_from``), so
+    that building the parser imports nothing heavy (``lgb-risk evaluate`` starts without
+    LightGBM or numba)."""
+
+    epilog_from: Callable[[], str] | None = None
+
+    def format_help(self) -> str:
+        if self.epilog_from is not None:
+            self.epilog = self.epilog_from()
+        return super().format_help()
+
+
+def _objective_keys_help() -> str:
+    """The [objective] keys of a configuration, read from the objectives' declarations."""
+    import textwrap
+
+    from lgb_risk._parameters import declared
+    from lgb_risk.experiment.config import objective_parameter_table
+    from lgb_risk.objectives import OBJECTIVES
+
+    lines = ["[objective] keys of a configuration (the objectives' parameters; each learner takes "
+             "those it declares):"]
+    for key, learners in objective_parameter_table().items():
+        field, declaration = next((f, d) for f, d in declared(OBJECTIVES[learners[0]])
+                                  if f.name == key)
+        lines.append(f"  {key} = {field.default!r}  ({declaration.kind}; "
+                     f"{', '.join(learners)})")
+        lines += textwrap.wrap(declaration.doc, width=92, initial_indent="      ",
+                               subsequent_indent="      ")
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from lgb_risk import __version__
 
@@ -456,7 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true",
                         help="on an unexpected error, show Python's traceback (also with the "
                         f"environment variable {DEBUG_VARIABLE}=1) instead of one line")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_LazyHelpParser)
 
     ev = sub.add_parser(
         "evaluate", help="evaluate TREC runs against qrels (gdeval.pl's or another tool's "
@@ -538,6 +572,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "Fold*/ or a LETOR file)")
         cmd.add_argument("--out", help="output folder (default: runs/NAME)")
         if name == "run":
+            cmd.formatter_class = argparse.RawDescriptionHelpFormatter
+            cmd.epilog_from = _objective_keys_help
             cmd.add_argument("--jobs", type=_positive_int, default=1,
                              help="units trained in parallel: 1 (default) trains them in this "
                              "process; N > 1 on a local Dask cluster of N single-threaded "

@@ -151,9 +151,12 @@ class ActiveForm(NamedTuple):
     ``family``: ``"additive"``, L = Σ_{i ≤ k} w_i v(y_i), with the position weights
     ``weights(width, convention, **parameters)`` (DCG's discounts, RBP's (1 − p) p^(i−1));
     ``"cascade"``, ERR's recursion with v(y) the stopping probability; ``"any"``, L = 1 if a
-    document of the top k has v(y) = 1 (Success@k). ``values(n_grades, convention,
-    **parameters)`` gives v per grade. ``ties``: the tie rules it allows (the label-dependent
-    ones never); ``gain``: whether v is the convention's gain (``label_gain`` applies).
+    document of the top k has v(y) = 1 (Success@k); ``"sampled"``, no closed form (bpref, a
+    ratio over the judged documents): the moments are averages over seeded draws of the
+    labels, which only shape the sampling distribution (the estimate stays unbiased).
+    ``values(n_grades, convention, **parameters)`` gives v per grade. ``ties``: the tie rules it
+    allows (the label-dependent ones never); ``gain``: whether v is the convention's gain
+    (``label_gain`` applies).
     """
 
     family: str
@@ -337,8 +340,7 @@ MEASURES = {m.name: m for m in (
     Measure("success", "a relevant document in the top k", "optional", _success,
             label="Success", active=ActiveForm("any", _relevant_grades)),
     Measure("bpref", "binary preference (unjudged documents left out)", "none", _bpref,
-            label="bpref", active="it is a ratio over the judged documents, a set that the "
-                                  "labelling itself decides, so its moments do not factorise"),
+            label="bpref", active=ActiveForm("sampled", _relevant_grades)),
     Measure("dcg_ue1", "DCG, UE-normalised V1", "optional", _dcg_ue("v1")),
     Measure("dcg_ue2", "DCG, UE-normalised V2", "optional", _dcg_ue("v2"), (-1.0, 1.0)),
     Measure("ap_ue1", "SP, UE-normalised V1 (MSP^UE)", "optional", _ap_ue("v1")),

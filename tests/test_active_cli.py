@@ -116,3 +116,17 @@ def test_rbp_and_success_are_estimated_like_dcg(pool, measure):
     partial, everything = frame.iloc[0], frame.iloc[1]
     assert abs(partial["estimate"] - truth) < 5 * partial["standard_error"]
     assert everything["estimate"] == pytest.approx(truth, abs=1e-6)
+
+
+def test_bpref_is_estimated_with_sampled_moments(pool):
+    """bpref, whose moments come from seeded label draws: the whole pool's estimate is its
+    exact value, a small budget's within five standard errors of it."""
+    status, text = _run(pool["pool"], "--scores", pool["scores"], "--relevance-data",
+                        pool["train"], "--budget", "30", "1000", "--measure", "bpref", "--k",
+                        "all")
+    assert status == 0, text
+    frame = pd.read_csv(io.StringIO(text))
+    truth = metrics.bpref(pool["labels"], pool["X"][:, 0], pool["group"]).mean()
+    partial, everything = frame.iloc[0], frame.iloc[1]
+    assert abs(partial["estimate"] - truth) < 5 * partial["standard_error"]
+    assert everything["estimate"] == pytest.approx(truth, abs=1e-6)

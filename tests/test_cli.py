@@ -371,3 +371,20 @@ def test_run_names_that_are_not_file_names_get_figures_all_written(tmp_path):
     written = sorted(p.name for p in (tmp_path / "figs").iterdir())
     assert "tr_tj_bm25_rm3_score.png" in written and "tr_tj_dlm_score.png" in written
     assert len(written) == 5
+
+
+def test_run_help_lists_the_objective_keys_from_their_declarations(capsys):
+    """lgb-risk run --help reads the [objective] keys, their defaults and docs from the
+    objectives' declarations (no second list to keep in step)."""
+    from lgb_risk._parameters import declared
+    from lgb_risk.experiment.config import objective_parameter_table
+    from lgb_risk.objectives import OBJECTIVES
+
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--help"])
+    text = capsys.readouterr().out
+    for key, learners in objective_parameter_table().items():
+        field, declaration = next((f, d) for f, d in declared(OBJECTIVES[learners[0]])
+                                  if f.name == key)
+        assert f"  {key} = {field.default!r}  ({declaration.kind}; " in text, key
+        assert declaration.doc.split()[1] in text

@@ -1,4 +1,4 @@
-"""Moments of DCG, ERR, RBP and Success@k under independent graded labels ([AE] Theorem 3).
+"""Moments of DCG, ERR, RBP, Success@k and bpref under independent graded labels ([AE] Thm 3).
 
 [AE]: Sawade et al., Machine Learning 2013 (:mod:`lgb_risk.references`).
 
@@ -30,8 +30,11 @@ order (``ties="stable"``, LightGBM's convention) or, for DCG, ``ties="average"``
 document weighted by the mean discount of its tie block: DCG stays linear in the gains, so the
 formulas hold with those weights); a document with score NaN is not in the ranking. The
 label-dependent tie rules (pessimistic, optimistic) are refused: the labels are unknown.
+bpref, a ratio over the judged documents, has no such closed form: its moments are averages
+over SAMPLED_DRAWS seeded draws of the grades from P. They only shape the sampling distribution
+q*, so the estimate stays unbiased and only q*'s optimality is approximate.
 NDCG is not covered: its normaliser IDCG depends on the labels, so E[NDCG²] does not factorise
-([AE] covers DCG and ERR only); nor is bpref, a ratio over the judged documents.
+([AE] covers DCG and ERR only).
 """
 
 from __future__ import annotations
@@ -126,13 +129,22 @@ class TargetMeasure:
         return self.form.weights(width, self.convention, **self.parameters())
 
     def values(self, labels: ArrayLike, scores: ArrayLike, group: ArrayLike) -> np.ndarray:
-        """The realised measure of every query whose ranking holds documents (scores without
-        NaN), by the registry's formula."""
+        """The realised measure of every query on the documents its ranking holds (score not
+        NaN; 0 for a query whose ranking holds none), by the registry's formula."""
         if "max_label" in self.spec.parameter_values() and self.max_label is None:
             raise ValueError(f"{self.name} needs max_label (the relevance model's highest "
                              "grade)")
-        judged = registry.Judged(np.asarray(labels), np.asarray(scores), np.asarray(group))
-        return self.spec.measure.compute(judged, self.k, self.convention, **self.parameters())
+        y, s, g = np.asarray(labels), np.asarray(scores, dtype=np.float64), np.asarray(group)
+        held = ~np.isnan(s)
+        held_per_query = np.bincount(query_of_document(g), weights=held,
+                                     minlength=g.size).astype(np.int64)
+        values = np.zeros(g.size)
+        ranked = held_per_query > 0
+        if ranked.any():
+            judged = registry.Judged(y[held], s[held], held_per_query[ranked])
+            values[ranked] = self.spec.measure.compute(judged, self.k, self.convention,
+                                                       **self.parameters())
+        return values
 
 
 def target_measure(measure: str | TargetMeasure = "dcg", k: int | None = 10, *,
@@ -536,7 +548,42 @@ def _err_cross_moment(probs, s1, s2, g, target, table):
 
 
 #: Each measure's moments: E[L], E[L²] of one ranking, and E[L1 L2] of two.
+#: Label draws behind the moments of a measure without closed-form ones (bpref), in blocks.
+SAMPLED_DRAWS = 256
+_DRAW_BLOCK = 16
+
+
+def _sampled_values(probs, score_sets, g, target):
+    """L of each ranking in ``score_sets`` under SAMPLED_DRAWS seeded draws of every document's
+    grade from P (the same draws for every ranking): arrays (draws, n_queries)."""
+    rng = np.random.default_rng(0)
+    cumulative = np.cumsum(probs, axis=1)  # along each row, in grade order
+    top = probs.shape[1] - 1
+    out = [np.zeros((SAMPLED_DRAWS, g.size)) for _ in score_sets]
+    for start in range(0, SAMPLED_DRAWS, _DRAW_BLOCK):
+        m = min(_DRAW_BLOCK, SAMPLED_DRAWS - start)
+        u = rng.random((m, probs.shape[0]))
+        labels = np.minimum((u[:, :, None] >= cumulative[None, :, :]).sum(axis=2), top)
+        for values, s in zip(out, score_sets):
+            values[start:start + m] = target.values(labels.ravel(), np.tile(s, m),
+                                                    np.tile(g, m)).reshape(m, g.size)
+    return out
+
+
+def _sampled_moments(probs, s, g, target, table):
+    """bpref: E[L] and E[L²] as averages over seeded label draws (module docstring)."""
+    (values,) = _sampled_values(probs, [s], g, target)
+    return values.mean(axis=0), (values * values).mean(axis=0)
+
+
+def _sampled_cross_moment(probs, s1, s2, g, target, table):
+    """bpref: E[L1 L2] as the average over the same seeded label draws."""
+    first, second = _sampled_values(probs, [s1, s2], g, target)
+    return (first * second).mean(axis=0)
+
+
 #: The moments of each family of :class:`lgb_risk.measures.ActiveForm`.
-_MOMENTS = {"additive": _additive_moments, "cascade": _err_moments, "any": _any_moments}
+_MOMENTS = {"additive": _additive_moments, "cascade": _err_moments, "any": _any_moments,
+            "sampled": _sampled_moments}
 _CROSS_MOMENTS = {"additive": _additive_cross_moment, "cascade": _err_cross_moment,
-                  "any": _any_cross_moment}
+                  "any": _any_cross_moment, "sampled": _sampled_cross_moment}

@@ -314,17 +314,7 @@ def measure_values(labels: ArrayLike, scores: ArrayLike, group: ArrayLike,
     """
     target = target_measure(measure, k, convention=convention, label_gain=label_gain,
                             max_label=max_label, ties=ties)
-    y = np.asarray(labels)
-    s = np.asarray(scores, dtype=np.float64)
-    g = np.asarray(group, dtype=np.int64)
-    held = ~np.isnan(s)
-    held_per_query = np.bincount(query_of_document(g), weights=held,
-                                 minlength=g.size).astype(np.int64)
-    values = np.zeros(g.size)
-    ranked = held_per_query > 0
-    if ranked.any():
-        values[ranked] = target.values(y[held], s[held], held_per_query[ranked])
-    return values
+    return target.values(labels, scores, np.asarray(group, dtype=np.int64))
 
 
 def simulate(P: ArrayLike, scores: ArrayLike, group: ArrayLike, labels: ArrayLike,
