@@ -188,7 +188,8 @@ def _evaluate(args) -> dict:
                       "and GeoRisk are defined for effectiveness >= 0", file=sys.stderr)
     if args.figure is not None:
         _write_figures({m: trec.per_topic_frame(results, m) for m in args.measures
-                        if trec.risk_measures_of(m)}, baseline, args.alpha, args.figure)
+                        if trec.risk_measures_of(m)}, baseline, args.alpha, args.figure,
+                       args.figure_format)
     layout = args.layout or ("long" if args.format == "table" else "wide")
     if args.correction is not None and baseline is None:
         raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
@@ -214,7 +215,7 @@ def _figure_folder(directory) -> None:
                          "denied)")
 
 
-def _write_figures(scores: dict, baseline, alphas, directory) -> None:
+def _write_figures(scores: dict, baseline, alphas, directory, figure_format) -> None:
     """``--figure DIR``: the runs against the baseline
     (:func:`lgb_risk.plots.write_run_figures`)."""
     if baseline is None:
@@ -225,7 +226,8 @@ def _write_figures(scores: dict, baseline, alphas, directory) -> None:
         raise ValueError("--figure needs matplotlib: pip install 'lgb_risk[plot]'") from None
     from lgb_risk.plots import write_run_figures
 
-    paths = write_run_figures(scores, baseline, directory, alphas=alphas)
+    paths = write_run_figures(scores, baseline, directory, alphas=alphas,
+                              figure_format=figure_format)
     print(f"wrote {len(paths)} figure(s) to {directory}", file=sys.stderr)
 
 
@@ -252,7 +254,7 @@ def _cmd_risk(args) -> None:
     scores = data.read_per_topic_table(args.scores, measure=args.measure)
     if args.figure is not None:
         _write_figures({args.measure or "score": scores}, args.baseline, args.alpha,
-                       args.figure)
+                       args.figure, args.figure_format)
     if args.correction is not None and args.baseline is None:
         raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
     write_output(risk_table(scores, args.alpha, args.baseline, args.correction,
@@ -435,9 +437,11 @@ def _add_output_options(parser) -> None:
 def _add_baseline_options(parser) -> None:
     """The options of ``evaluate`` and ``risk`` that compare the runs to ``--baseline``."""
     parser.add_argument("--figure", metavar="DIR",
-                        help="with --baseline: write PNG figures of the runs against it into DIR "
+                        help="with --baseline: write figures of the runs against it into DIR "
                         "(per measure: win/loss histogram, TRisk and GeoRisk by alpha, each "
                         "run's per-topic TR/TJ at the highest alpha; matplotlib, the plot extra)")
+    parser.add_argument("--figure-format", choices=("pdf", "svg", "png"), default="png",
+                        help="the figures' file format (default png; pdf or svg for a paper)")
     parser.add_argument("--loss-fraction", type=_fraction, default=0.2,
                         help="with --baseline: count the topics more than this fraction below "
                         "the baseline's value, beside wins, losses and ties (default 0.2: "
@@ -463,6 +467,7 @@ class _LazyHelpParser(argparse.ArgumentParser):
 
 def _objective_keys_help() -> str:
     """The [objective] keys of a configuration, read from the objectives' declarations."""
+    import re
     import textwrap
 
     from lgb_risk._parameters import declared
@@ -476,7 +481,8 @@ def _objective_keys_help() -> str:
                                   if f.name == key)
         lines.append(f"  {key} = {field.default!r}  ({declaration.kind}; "
                      f"{', '.join(learners)})")
-        lines += textwrap.wrap(declaration.doc, width=92, initial_indent="      ",
+        plain = re.sub(r":\w+:`~?([^`]+)`", r"\1", declaration.doc).replace("``", "")
+        lines += textwrap.wrap(plain, width=92, initial_indent="      ",
                                subsequent_indent="      ")
     return "\n".join(lines)
 

@@ -142,6 +142,11 @@ def _signed_counts(losses: np.ndarray, wins: np.ndarray):
     return count
 
 
+#: File metadata left out, so that a figure's bytes depend on its content only.
+_FIXED_METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
+                   "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
+
+
 def _file_stem(name: str) -> str:
     """``name`` as part of a file name: letters, digits, ``.``, ``-`` and ``_`` kept, ``@``
     dropped (ndcg@20 -> ndcg20), anything else (``/``, spaces, brackets) made ``_``."""
@@ -276,13 +281,22 @@ def risk_reward(points: Mapping[str, Sequence[tuple[float, float, float]]], *,
     return ax
 
 
+#: The file formats of the figures, as matplotlib writes them.
+FIGURE_FORMATS = ("pdf", "svg", "png")
+
+
 def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, *,
-                      alphas: Sequence[float] = (0, 1, 2, 5, 10)) -> list:
-    """The figures of several runs against one of them, as PNG files in ``directory``: for
-    each measure (``scores`` maps it to a DataFrame, a row per run and a column per topic) the
-    win/loss histogram of the other runs, TRisk and GeoRisk by α, and each run's TR_q/TJ_q at
-    the highest α. Each file is written whole or not at all. Returns the paths.
+                      alphas: Sequence[float] = (0, 1, 2, 5, 10),
+                      figure_format: str = "png") -> list:
+    """The figures of several runs against one of them, as files of ``figure_format`` (pdf,
+    svg or png) in ``directory``: for each measure (``scores`` maps it to a DataFrame, a row
+    per run and a column per topic) the win/loss histogram of the other runs, TRisk and
+    GeoRisk by α, and each run's TR_q/TJ_q at the highest α. Each file is written whole or not
+    at all. Returns the paths.
     """
+    if figure_format not in FIGURE_FORMATS:
+        raise ValueError(f"figure_format must be one of {', '.join(FIGURE_FORMATS)}, got "
+                         f"{figure_format!r}")
     from pathlib import Path
 
     from lgb_risk._io import atomic_write
@@ -309,15 +323,18 @@ def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, 
         except ValueError:  # a per-topic table's single score column
             label = measure
         stem = _file_stem(measure)
+        suffix = f"{stem}.{figure_format}"
         draw(win_loss_histogram(others, base, measure=label, baseline_name=baseline),
-             f"win_loss_{stem}.png")
+             f"win_loss_{suffix}")
         draw(trisk_by_alpha(others, base, alphas, measure=label, baseline_name=baseline),
-             f"trisk_by_alpha_{stem}.png")
+             f"trisk_by_alpha_{suffix}")
         draw(georisk_by_alpha(others, base, alphas, measure=label, baseline_name=baseline),
-             f"georisk_by_alpha_{stem}.png")
+             f"georisk_by_alpha_{suffix}")
         for run, values in others.items():
             draw(tr_tj_per_query(values, base, max(alphas), measure=label, name=run,
-                                 baseline_name=baseline), f"tr_tj_{_file_stem(run)}_{stem}.png")
+                                 baseline_name=baseline), f"tr_tj_{_file_stem(run)}_{suffix}")
+    import matplotlib
+
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -325,7 +342,8 @@ def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, 
         figure = ax.figure
         figure.tight_layout()
         path = folder / name
-        atomic_write(path, lambda tmp, figure=figure: figure.savefig(
-            tmp, format="png", dpi=110, metadata={"Software": None}))
+        with matplotlib.rc_context({"svg.hashsalt": "lgb_risk"}):  # SVG ids not random
+            atomic_write(path, lambda tmp, figure=figure: figure.savefig(
+                tmp, format=figure_format, dpi=110, metadata=_FIXED_METADATA[figure_format]))
         paths.append(path)
     return paths

@@ -21,6 +21,8 @@ uses).
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -35,7 +37,6 @@ from lgb_risk.data import QrelsColumns, RunColumns, read_qrels_columns, read_run
 from lgb_risk.risk import risk_rows
 
 if TYPE_CHECKING:
-    import os
     from collections.abc import Iterable, Sequence
 
     import pandas as pd
@@ -43,7 +44,8 @@ if TYPE_CHECKING:
     from lgb_risk._typing import ConventionLike
     from lgb_risk.baselines import BaselineStore
 
-__all__ = ["evaluate_run", "evaluate_columns", "evaluate_files", "per_topic_table",
+__all__ = ["evaluate_run", "evaluate_columns", "evaluate_files", "evaluate_runs", "summarise",
+           "RunSummary", "per_topic_table",
            "baseline_store", "summary_table", "risk_measures_of", "per_topic_frame", "Judgments",
            "judgments",
            "TopicValues", "natural_topic_order", "scored_topics", "automatic_jobs"]
@@ -270,24 +272,146 @@ def evaluate_run(qrels: Any, run: Any, measures: Sequence[str] = ("ndcg@20", "er
     """
     import pandas as pd
 
-    from lgb_risk.data import as_qrels, as_run
-
-    qrels, run = as_qrels(qrels), as_run(run)
-
-    def encoded(column):
-        return [str(v).encode() for v in column]
-
-    judged = judgments(QrelsColumns(encoded(qrels["topic"]), encoded(qrels["docno"]),
-                                    qrels["grade"].to_numpy(dtype=np.int64)))
-    columns = RunColumns(encoded(run["topic"]), encoded(run["docno"]),
-                         run["rank"].to_numpy() if "rank" in run else np.zeros(len(run)),
-                         run["score"].to_numpy(dtype=np.float64), run.attrs.get("name", ""))
-    result = evaluate_columns(judged, columns, measures, convention=convention,
-                              max_label=max_label, missing_topics=missing_topics, **overrides)
+    result = evaluate_columns(_judgments_of(qrels), _columns_of(run), measures,
+                              convention=convention, max_label=max_label,
+                              missing_topics=missing_topics, **overrides)
     frame = pd.DataFrame(result.values, index=pd.Index(result.topics, name="topic"))
     frame.attrs["missing_topics"] = result.missing
     frame.attrs["unscored_topics"] = result.unscored
     return frame
+
+
+def _encoded(column) -> list[bytes]:
+    """Topics or document ids as UTF-8 bytes."""
+    return [str(v).encode() for v in column]
+
+
+def _judgments_of(qrels: Any) -> Judgments:
+    """Judgments of a qrels file (a path) or of judgments in memory (:func:`as_qrels`)."""
+    from lgb_risk.data import as_qrels
+
+    if isinstance(qrels, (str, os.PathLike)):
+        return judgments(read_qrels_columns(qrels))
+    frame = as_qrels(qrels)
+    return judgments(QrelsColumns(np.array(_encoded(frame["topic"])), _encoded(frame["docno"]),
+                                  frame["grade"].to_numpy(dtype=np.int64)))
+
+
+def _columns_of(run: Any, name: str = "") -> RunColumns:
+    """The columns of a run file (a path) or of a run in memory (:func:`as_run`)."""
+    from lgb_risk.data import as_run
+
+    if isinstance(run, (str, os.PathLike)):
+        return read_run_columns(run)
+    frame = as_run(run)
+    return RunColumns(np.array(_encoded(frame["topic"])), _encoded(frame["docno"]),
+                      frame["rank"].to_numpy() if "rank" in frame else np.zeros(len(frame)),
+                      frame["score"].to_numpy(dtype=np.float64),
+                      name or frame.attrs.get("name", ""))
+
+
+def evaluate_runs(qrels: Any, runs: Mapping[str, Any],
+                  measures: Sequence[str] = ("ndcg@20", "err@20"), *,
+                  convention: ConventionLike = "gdeval", max_label: int = 4,
+                  **overrides: Any) -> dict:
+    """Evaluate named runs, each a file or a run in memory, against qrels (a file or judgments
+    in memory): ``{name: TopicValues}``, as :func:`evaluate_files` gives for files.
+
+    A run in memory is any form :func:`lgb_risk.data.as_run` reads (this library's frame,
+    PyTerrier's result frame, ir_measures' and ranx's runs, a ``{topic: {docno: score}}``
+    dict); qrels likewise (:func:`lgb_risk.data.as_qrels`). Options as :func:`evaluate_run`.
+    The error for a bad run names it.
+
+    >>> qrels = {"1": {"a": 2, "b": 0}, "2": {"c": 1, "d": 0}}
+    >>> runs = {"first": {"1": {"a": 0.9, "b": 0.5}, "2": {"c": 0.1, "d": 0.4}},
+    ...         "second": {"1": {"b": 0.9, "a": 0.5}, "2": {"c": 0.9, "d": 0.4}}}
+    >>> results = evaluate_runs(qrels, runs, ["p@1"])
+    >>> {name: result.values["p@1"].tolist() for name, result in results.items()}
+    {'first': [1.0, 0.0], 'second': [0.0, 1.0]}
+    """
+    for m in measures:
+        registry.parse(m)
+    conv = resolve(convention, **overrides)
+    judged = _judgments_of(qrels)
+    results = {}
+    for name, run in runs.items():
+        try:
+            results[str(name)] = evaluate_columns(judged, _columns_of(run, str(name)), measures,
+                                                  convention=conv, max_label=max_label)
+        except ValueError as error:
+            raise ValueError(f"run {name!r}: {error}") from None
+    return results
+
+
+class RunSummary(NamedTuple):
+    """Runs evaluated and summarised in one call (:func:`summarise`): the summary table, the
+    per-topic values behind it, and its figures and LaTeX on demand."""
+
+    results: dict  # {run name: TopicValues}
+    table: dict  # column name -> values, as summary_table
+    measures: tuple
+    baseline: str | None
+    alphas: tuple
+
+    def frame(self) -> pd.DataFrame:
+        """The summary table as a DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.table)
+
+    def per_topic(self, measure: str) -> pd.DataFrame:
+        """One measure's values, a row per run and a column per topic."""
+        return per_topic_frame(self.results, measure)
+
+    def write_figures(self, directory: str | os.PathLike, *,
+                      figure_format: str = "pdf") -> list:
+        """The figures of the runs against the baseline (:func:`lgb_risk.plots.
+        write_run_figures`), one set per measure with risk measures; returns the paths."""
+        from lgb_risk.plots import write_run_figures
+
+        if self.baseline is None:
+            raise ValueError("the figures draw the runs against a baseline: summarise with "
+                             "baseline=")
+        return write_run_figures({m: self.per_topic(m) for m in self.measures
+                                  if risk_measures_of(m)}, self.baseline, directory,
+                                 alphas=self.alphas, figure_format=figure_format)
+
+    def latex(self, **options: Any) -> str:
+        """The summary table as LaTeX (:func:`lgb_risk.latex.latex_table`'s options)."""
+        from lgb_risk.latex import latex_table
+
+        return latex_table(self.table, **options)
+
+
+def summarise(qrels: Any, runs: Mapping[str, Any], measures: Sequence[str] = ("ndcg@20",
+                                                                              "err@20"), *,
+              baseline: str | None = None, alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0),
+              layout: str = "wide", correction: str | None = None, loss_fraction: float = 0.2,
+              convention: ConventionLike = "gdeval", max_label: int = 4,
+              **overrides: Any) -> RunSummary:
+    """Evaluate named runs — files, or runs held by ranx, ir_measures, pytrec_eval or
+    PyTerrier — and summarise them in one call, as ``lgb-risk evaluate`` does for files: the
+    :func:`summary_table` (means, risk measures against the runs and against ``baseline``, one
+    of the names, with ``correction``), and, from the returned :class:`RunSummary`, its figures
+    and its LaTeX.
+
+    >>> qrels = {"1": {"a": 2, "b": 0}, "2": {"c": 1, "d": 0}, "3": {"e": 1, "f": 0}}
+    >>> runs = {"bm25": {"1": {"a": 0.9, "b": 0.5}, "2": {"c": 0.1, "d": 0.4},
+    ...                  "3": {"e": 0.3, "f": 0.2}},
+    ...         "mine": {"1": {"a": 0.9, "b": 0.5}, "2": {"c": 0.9, "d": 0.4},
+    ...                  "3": {"e": 0.1, "f": 0.2}}}
+    >>> summary = summarise(qrels, runs, ["p@1"], baseline="bm25", alphas=[0])
+    >>> summary.frame()[["run", "p@1", "p@1_wins_a0", "p@1_losses_a0"]].round(4).values.tolist()
+    [['bm25', 0.6667, nan, nan], ['mine', 0.6667, 1.0, 1.0]]
+    """
+    names = [str(n) for n in runs]
+    if baseline is not None and baseline not in names:
+        raise ValueError(f"baseline {baseline!r} is not among the runs {', '.join(names)}")
+    results = evaluate_runs(qrels, runs, measures, convention=convention, max_label=max_label,
+                            **overrides)
+    table = summary_table(results, measures, alphas=alphas, baseline=baseline, layout=layout,
+                          correction=correction, loss_fraction=loss_fraction)
+    return RunSummary(results, table, tuple(measures), baseline, tuple(float(a) for a in alphas))
 
 
 #: Below this many bytes of runs in all, one process evaluates them faster than several start.

@@ -387,4 +387,23 @@ def test_run_help_lists_the_objective_keys_from_their_declarations(capsys):
         field, declaration = next((f, d) for f, d in declared(OBJECTIVES[learners[0]])
                                   if f.name == key)
         assert f"  {key} = {field.default!r}  ({declaration.kind}; " in text, key
-        assert declaration.doc.split()[1] in text
+        words = [w for w in declaration.doc.split() if w.isalpha() and len(w) > 3]
+        assert all(w in text for w in words), key  # its doc, in plain text
+
+
+def test_figures_as_pdf_or_svg_the_same_bytes_every_time(collection, tmp_path):
+    """--figure-format pdf (or svg) writes the figures in that format, with no date or
+    software version in them: a second run writes the same bytes."""
+    pytest.importorskip("matplotlib")
+    qrels, runs = collection
+    for figure_format, magic in (("pdf", b"%PDF"), ("svg", b"<?xml")):
+        written = []
+        for attempt in ("a", "b"):
+            folder = tmp_path / f"{figure_format}_{attempt}"
+            code, _, err = run_cli("evaluate", qrels, *runs, "--baseline", "run1", "--figure",
+                                   folder, "--figure-format", figure_format)
+            assert code == 0, err
+            written.append({p.name: p.read_bytes() for p in folder.iterdir()})
+        assert written[0] == written[1] and written[0]
+        assert all(name.endswith(f".{figure_format}") and content.startswith(magic)
+                   for name, content in written[0].items())

@@ -119,3 +119,47 @@ def test_risk_measures_align_topic_keyed_values_by_topic():
         risk.urisk(system, {"151": 0.4, "152": 0.3, "154": 0.1})
     with pytest.raises(ValueError, match="baseline is an array while another input is keyed"):
         risk.urisk(system, [0.4, 0.3, 0.6])
+
+
+def test_runs_in_memory_are_summarised_in_one_call_as_files_are(collection, tmp_path):
+    """trec.summarise takes a ranx Run, a PyTerrier frame, a dict and a file side by side:
+    its table equals the command line's on the same runs written as files, and its figures
+    and LaTeX come from the same call's result."""
+    pytest.importorskip("matplotlib")
+    from tests.test_cli import run_cli
+
+    qrels, run = collection
+    q, r = _frames(qrels, run)
+    rng = np.random.default_rng(1)
+    second = r.assign(score=r["score"] + rng.normal(scale=1.0, size=len(r)))
+    third = r.assign(score=r["score"] + rng.normal(scale=2.0, size=len(r)))
+    files = {}
+    for name, frame in (("bm25", r), ("mine", second), ("other", third)):
+        ranked = frame.sort_values(["topic", "score"], ascending=[True, False])
+        path = tmp_path / name
+        ranked.assign(q0="Q0", rank=ranked.groupby("topic").cumcount() + 1, tag=name)[
+            ["topic", "q0", "docno", "rank", "score", "tag"]].to_csv(path, sep=" ",
+                                                                     header=False, index=False)
+        files[name] = path
+    q.assign(iteration=0)[["topic", "iteration", "docno", "grade"]].to_csv(
+        tmp_path / "qrels", sep=" ", header=False, index=False)
+    runs = {"bm25": ranx.Run(run),
+            "mine": second.rename(columns={"topic": "qid"}),  # PyTerrier's result frame
+            "other": files["other"]}
+    summary = trec.summarise(ranx.Qrels(qrels), runs, ["ndcg@10", "ap"], baseline="bm25",
+                             alphas=[0, 5], correction="holm", convention="trec_eval")
+    code, out, err = run_cli("evaluate", tmp_path / "qrels", *files.values(), "--measures",
+                             "ndcg@10", "ap", "--baseline", "bm25", "--alpha", "0", "5",
+                             "--correction", "holm", "--convention", "trec_eval", "--format",
+                             "csv", "--layout", "wide", "--decimals", "12")
+    assert code == 0, err
+    cli_table = pd.read_csv(__import__("io").StringIO(out)).set_index("run")
+    ours = summary.frame().set_index("run")
+    for column in cli_table.columns:
+        np.testing.assert_allclose(ours[column].astype(float), cli_table[column].astype(float),
+                                   rtol=0, atol=1e-11, err_msg=column)
+    paths = summary.write_figures(tmp_path / "figures", figure_format="pdf")
+    assert len(paths) == 2 * (3 + 2) and all(p.suffix == ".pdf" and p.read_bytes()[:4] == b"%PDF"
+                                             for p in paths)
+    latex = summary.latex(decimals=3)
+    assert latex.startswith("\\begin{table}") and "mine" in latex
