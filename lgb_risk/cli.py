@@ -96,13 +96,17 @@ def _json_value(value, decimals: int):
     return value
 
 
-def write_output(table, fmt: str, out: str | None, decimals: int = 6) -> None:
+def write_output(table, fmt: str, out: str | None, decimals: int | None = None,
+                 latex: dict | None = None) -> None:
     """Print or write a result table; a file is written whole or not at all (atomic rename).
 
     ``table`` is a mapping of column name to values (all of one length), or a DataFrame.
     ``table``: columns right-aligned, NaN as ``-``; ``csv``: NaN empty; ``json``: a list of
-    records, NaN as null; ``latex``: :func:`lgb_risk.latex.latex_table`.
+    records, NaN as null; ``latex``: :func:`lgb_risk.latex.latex_table` with the options
+    ``latex`` (headers, caption, label). ``decimals``: 6, or 3 for LaTeX, unless given.
     """
+    if decimals is None:
+        decimals = 3 if fmt == "latex" else 6
     if hasattr(table, "columns") and hasattr(table, "to_numpy"):  # a DataFrame
         table = {str(c): table[c].to_numpy() for c in table.columns}
     names = list(table)
@@ -120,7 +124,7 @@ def write_output(table, fmt: str, out: str | None, decimals: int = 6) -> None:
         from lgb_risk.latex import latex_table
 
         text = latex_table({n: [row[i] for row in rows] for i, n in enumerate(names)},
-                           decimals=decimals)
+                           decimals=decimals, **(latex or {}))
     elif fmt == "json":
         import json
 
@@ -236,14 +240,50 @@ def _shown(topics) -> str:
 
 
 def _cmd_evaluate(args) -> None:
+    # A paper's table (--format latex, no --layout or --columns): a row per run, per measure
+    # its mean and URisk and TRisk at the last --alpha; α = 0 is added for the means' test.
+    paper = args.format == "latex" and args.layout is None and not args.columns \
+        and not args.per_topic
+    chosen_alpha = args.alpha[-1]
+    if paper:
+        args.alpha = list(dict.fromkeys([0.0, *args.alpha]))
+        args.layout = "wide"
     table = _evaluate(args)
+    headers = _headers(args.header)
+    if paper:
+        from lgb_risk.latex import summary_latex
+
+        baseline = args.baseline
+        if baseline is not None and baseline not in table["run"]:
+            baseline = data.run_name(baseline)
+        text = summary_latex(table, args.measures, alpha=chosen_alpha, baseline=baseline,
+                             correction=args.correction, labels=headers,
+                             decimals=3 if args.decimals is None else args.decimals,
+                             caption=args.caption, label=args.label)
+        if args.output is None:
+            sys.stdout.write(text)
+        else:
+            atomic_write_text(args.output, text)
+        return
     if args.columns:
         unknown = [c for c in args.columns if c not in table]
         if unknown:
             raise ValueError(f"--columns: no column {unknown[0]!r}; the table has "
                              f"{', '.join(table)}")
         table = {c: table[c] for c in args.columns}
-    write_output(table, args.format, args.output, decimals=args.decimals)
+    write_output(table, args.format, args.output, decimals=args.decimals,
+                 latex={"headers": headers, "caption": args.caption, "label": args.label})
+
+
+def _headers(given) -> dict:
+    """``--header COLUMN=TEXT ...`` as a mapping."""
+    headers = {}
+    for item in given or ():
+        column, equals, text = item.partition("=")
+        if not equals or not column:
+            raise ValueError(f"--header: expected COLUMN=TEXT, got {item!r}")
+        headers[column] = text
+    return headers
 
 
 def _cmd_risk(args) -> None:
@@ -429,8 +469,9 @@ def _add_output_options(parser) -> None:
                         help="table (aligned text, default), csv, json (a list of records) or "
                         "latex (a booktabs table: the best value of each column in bold, "
                         "significant TRisk marked, a legend naming the test and correction)")
-    parser.add_argument("--decimals", type=_decimals, default=6,
-                        help="digits after the decimal point (default 6; 17 keeps every double)")
+    parser.add_argument("--decimals", type=_decimals,
+                        help="digits after the decimal point (default 6, or 3 for latex; 17 "
+                        "keeps every double)")
     parser.add_argument("-o", "--output", help="write to this file instead of standard output")
 
 
@@ -535,7 +576,15 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--layout", choices=("long", "wide"),
                     help="summary layout: long, one row per run, measure and alpha (default for "
                     "--format table), or wide, one row per run with MEASURE_RISK_aALPHA columns "
-                    "(default for csv and json)")
+                    "(default for csv and json). With --format latex and no --layout or "
+                    "--columns: a paper's table, a row per run and per measure its mean and, "
+                    "against --baseline, URisk and TRisk at the last --alpha, significance "
+                    "marked after --correction")
+    ev.add_argument("--header", nargs="+", metavar="COLUMN=TEXT",
+                    help="latex: print a column (or a measure, in the paper's table) under this "
+                    "header, e.g. ndcg@20=nDCG@20")
+    ev.add_argument("--caption", help="latex: the table's caption (default: says what it shows)")
+    ev.add_argument("--label", help="latex: the table's \\label")
     ev.add_argument("--max-label", type=int, default=4, help="ERR's highest grade (default 4)")
     ev.add_argument("--jobs", type=_positive_int,
                     help="runs read and evaluated in this many processes (default: one per "

@@ -21,7 +21,7 @@ from typing import Any
 
 from lgb_risk.significance import CORRECTIONS
 
-__all__ = ["latex_table", "escape", "BETTER"]
+__all__ = ["latex_table", "summary_latex", "escape", "BETTER"]
 
 #: The direction in which a column's values are better (columns absent are never bolded:
 #: counts of topics, p-values, ties). A measure's own column (``ndcg@20``) is higher-better.
@@ -73,7 +73,8 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
                 caption: str | None = None, headers: Mapping[str, str] | None = None,
                 better: Mapping[str, str] | None = None,
                 marks: Mapping[str, tuple[Sequence[Any], str]] | None = None,
-                digits: Mapping[str, int] | None = None) -> str:
+                digits: Mapping[str, int] | None = None, label: str | None = None,
+                header_groups: Sequence[tuple[str, int]] | None = None) -> str:
     """A ``table`` environment with a booktabs ``tabular`` of ``table`` (column name -> values).
 
     Numbers get ``decimals`` digits (counts none); the best value of each column whose
@@ -87,7 +88,11 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     column's direction (``"higher"``/``"lower"``) where its name does not; ``marks`` maps a
     column to (the p-values of its rows, the test and correction in words): a value whose p-value
     is below ``level`` gets that column's mark (‡, §, ¶ in turn), which the caption explains;
-    ``digits`` sets a column's number of decimals.
+    ``digits`` sets a column's number of decimals. ``header_groups`` adds a row above the
+    headers, (text, number of columns) from the left, ruled under each group. The caption comes
+    above the table (ACM's and most proceedings' style), followed by ``label``. Negative numbers
+    print with a minus sign (``$-$``), and marks take no width (``\rlap``), so that right-aligned
+    columns of equal decimals align on the decimal point.
     """
     names = list(table)
     lengths = {name: len(table[name]) for name in names}
@@ -126,12 +131,17 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     daggers, correction = _significant_trisk(names, rows, level)
     marked: dict = {cell: [r"\dagger"] for cell in daggers}  # (row, column) -> its marks
     explained = []
-    for symbol, (name, (p_values, meaning)) in zip(_MARKS, (marks or {}).items()):
+    symbols: dict = {}  # one mark per test: columns tested alike share it
+    for name, (p_values, meaning) in (marks or {}).items():
+        if meaning not in symbols:
+            if len(symbols) == len(_MARKS):
+                raise ValueError(f"marks name more than {len(_MARKS)} different tests")
+            symbols[meaning] = _MARKS[len(symbols)]
+            explained.append(rf"${symbols[meaning]}$: {meaning}, $p < {level:g}$.")
         c = names.index(name)
         for r, p in enumerate(p_values):
             if _number(p) is not None and float(p) < level:
-                marked.setdefault((r, c), []).append(symbol)
-        explained.append(rf"${symbol}$: {meaning}, $p < {level:g}$.")
+                marked.setdefault((r, c), []).append(symbols[meaning])
 
     counts = [_field(name)[0] in ("wins", "losses", "ties", "topics", "missing")
               or _field(name)[0].startswith("loss_gt_") for name in names]
@@ -147,18 +157,31 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
             text = f"{int(number)}"
         else:
             text = f"{number:.{decimals}f}"
+        if number is not None and text.startswith("-"):
+            text = "$-$" + text[1:]
         if (r, c) in bold:
             text = rf"\textbf{{{text}}}"
-        return text + "".join(f"$^{symbol}$" for symbol in marked.get((r, c), ()))
+        symbols = marked.get((r, c), ())
+        return text + (r"\rlap{$^{" + "".join(symbols) + "}$}" if symbols else "")
 
     numeric = [any(_number(row[c]) is not None for row in rows) for c in range(len(names))]
     spec = "".join("r" if is_number else "l" for is_number in numeric)
-    lines = [r"\begin{table}", r"\centering", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join((headers or {}).get(name) or escape(name) for name in names) + r" \\",
-             r"\midrule"]
-    lines += [" & ".join(cell(r, c) for c in range(len(names))) + r" \\"
-              for r in range(len(rows))]
-    lines += [r"\bottomrule", r"\end{tabular}"]
+    heading = [r"\toprule"]
+    if header_groups:
+        if sum(span for _, span in header_groups) != len(names):
+            raise ValueError(f"header_groups span {sum(span for _, span in header_groups)} "
+                             f"columns; the table has {len(names)}")
+        cells, rules, start = [], [], 1
+        for text, span in header_groups:
+            cells.append(text if span == 1 else rf"\multicolumn{{{span}}}{{c}}{{{text}}}")
+            if text:
+                rules.append(rf"\cmidrule(lr){{{start}-{start + span - 1}}}")
+            start += span
+        heading += [" & ".join(cells) + r" \\", " ".join(rules)]
+    heading += [" & ".join((headers or {}).get(name) or escape(name) for name in names)
+                + r" \\", r"\midrule"]
+    body = [" & ".join(cell(r, c) for c in range(len(names))) + r" \\"
+            for r in range(len(rows))]
     legend = [caption] if caption else []
     if any(directions.values()):
         legend.append("Bold: the best value of each column" + (" for each measure and $\\alpha$"
@@ -169,10 +192,76 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
         legend.append(rf"$^\dagger$: TRisk's two-sided $t$-test of the risk-weighted "
                       rf"differences $x_q$ against the baseline, $p < {level:g}${how}.")
     legend += explained
+    lines = [r"\begin{table}", r"\centering"]
     if legend:
         lines.append(r"\caption{" + " ".join(legend) + "}")
-    lines.append(r"\end{table}")
+    if label:
+        lines.append(rf"\label{{{label}}}")
+    lines += [rf"\begin{{tabular}}{{{spec}}}", *heading, *body, r"\bottomrule",
+              r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
+
+
+def summary_latex(summary: Mapping[str, Sequence[Any]], measures: Sequence[str], *,
+                  alpha: float, baseline: str | None = None, correction: str | None = None,
+                  labels: Mapping[str, str] | None = None, decimals: int = 3,
+                  caption: str | None = None, label: str | None = None,
+                  level: float = 0.05) -> str:
+    """The table a paper shows from a wide summary (:func:`lgb_risk.trec.summary_table`,
+    ``lgb-risk evaluate``): a row per run; per measure its mean and, against ``baseline``,
+    URisk and TRisk at ``alpha``, under a header naming the measure. With a baseline, a mean
+    whose difference from the baseline's is significant (the paired t-test, which is TRisk's at
+    α = 0: the summary must hold α = 0) is marked ‡, and a significant TRisk †, both after
+    ``correction`` when the summary holds its corrected p-values. ``labels`` gives a measure's
+    display name (default the registry's, ``NDCG@20``).
+
+    >>> none = float("nan")  # the baseline's own row
+    >>> summary = {"run": ["bm25", "mine"], "topics": [50, 50], "ndcg@20": [0.20, 0.25],
+    ...            "ndcg@20_urisk_a5": [none, -0.01], "ndcg@20_trisk_a5": [none, -1.2],
+    ...            "ndcg@20_trisk_p_a5": [none, 0.23], "ndcg@20_trisk_p_a0": [none, 0.01]}
+    >>> text = summary_latex(summary, ["ndcg@20"], alpha=5, baseline="bm25")
+    >>> print(next(line for line in text.splitlines() if line.startswith("mine")))
+    mine & \\textbf{0.250}\\rlap{$^{\\ddagger}$} & \\textbf{$-$0.010} & \\textbf{$-$1.20} \\\\
+    """
+    from lgb_risk import measures as registry
+
+    names = list(summary["run"])
+    alpha_text = f"{alpha:g}"
+    table: dict = {"run": names}
+    headers = {"run": "Run"}
+    groups: list = [("", 1)]
+    marks: dict = {}
+    suffix = f"_{correction}" if correction else ""
+    for m in measures:
+        shown = (labels or {}).get(m) or registry.parse(m).label
+        table[m] = list(summary[m])
+        headers[m] = "Mean"
+        columns = 1
+        if baseline is not None and f"{m}_urisk_a{alpha_text}" in summary:
+            for field, head in (("urisk", "URisk"), ("trisk", "TRisk")):
+                table[f"{m}_{field}_a{alpha_text}"] = list(summary[f"{m}_{field}_a{alpha_text}"])
+                headers[f"{m}_{field}_a{alpha_text}"] = head
+                columns += 1
+            corrected = (f", {CORRECTIONS.get(correction, correction)}-corrected over the "
+                         "runs compared to the baseline" if correction else "")
+            p_means = summary.get(f"{m}_trisk_p{suffix}_a0")
+            if p_means is not None:
+                marks[m] = (list(p_means), "paired $t$-test of the difference from the "
+                            f"baseline's mean{corrected}")
+            p_trisk = summary.get(f"{m}_trisk_p{suffix}_a{alpha_text}")
+            if p_trisk is not None:
+                marks[f"{m}_trisk_a{alpha_text}"] = (
+                    list(p_trisk), "TRisk's two-sided $t$-test of the risk-weighted differences "
+                                   f"$x_q$ against the baseline{corrected}")
+        groups.append((escape(shown), columns))
+    measures_text = ", ".join((labels or {}).get(m) or registry.parse(m).label for m in measures)
+    if caption is None:
+        caption = f"Mean {measures_text} of each run" + (
+            f" and, against {escape(baseline)}, URisk and TRisk at $\\alpha = {alpha_text}$"
+            if baseline is not None else "") + "."
+    digits = {name: min(decimals, 2) for name in table if _field(name)[0] == "trisk"}
+    return latex_table(table, decimals=decimals, level=level, caption=caption, headers=headers,
+                       marks=marks, label=label, header_groups=groups, digits=digits)
 
 
 #: The marks of ``latex_table(marks=...)``, in the order the columns are given.

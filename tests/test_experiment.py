@@ -796,9 +796,10 @@ def test_report_tex_marks_the_corrected_tests_and_compiles(small_run, tmp_path):
     body = first.split("\\midrule\n")[1].split("\\bottomrule")[0].strip().splitlines()
     rows = [line.removesuffix(" \\\\").split(" & ") for line in body]
     assert [r[0] for r in rows] == list(report["learner"])
-    for column, p_column, mark in [("ndcg", "ndcg_p_vs_lambdamart_holm", "$^\\ddagger$"),
-                                   ("bm25_risk", "bm25_risk_p_vs_lambdamart_holm", "$^\\S$"),
-                                   ("trisk", "trisk_p_holm", "$^\\P$")]:
+    for column, p_column, symbol in [("ndcg", "ndcg_p_vs_lambdamart_holm", "\\ddagger"),
+                                     ("bm25_risk", "bm25_risk_p_vs_lambdamart_holm", "\\S"),
+                                     ("trisk", "trisk_p_holm", "\\P")]:
+        mark = "\\rlap{$^{" + symbol + "}$}"
         at = header.index({"ndcg": "NDCG@10", "bm25_risk": "Risk", "trisk": "TRisk"}[column])
         marked = {i for i, r in enumerate(rows) if r[at].endswith(mark)}
         assert marked == set(report.index[report[p_column] < 0.05]), column
