@@ -103,7 +103,8 @@ def test_the_readmes_latex_command_writes_a_paper_table_that_compiles(tmp_path):
     text = out.read_text()
     spec = text.split("\\begin{tabular}{")[1].split("}")[0]
     assert len(spec) == 7 <= 12
-    assert text.index("\\caption{") < text.index("\\label{tab:risk}") < text.index("\\begin{tabular")
+    caption, label = text.index("\\caption{"), text.index("\\label{tab:risk}")
+    assert caption < label < text.index("\\begin{tabular")
     assert "$-$" in text and "-0." not in text
     code, csv_text, _ = run_cli("evaluate", qrels, *runs, "--baseline", "rm_cata-filtered",
                                 "--correction", "holm", "--alpha", "0", "5", "--format", "csv")
