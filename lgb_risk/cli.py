@@ -192,8 +192,7 @@ def _evaluate(args) -> dict:
                       "and GeoRisk are defined for effectiveness >= 0", file=sys.stderr)
     if args.figure is not None:
         _write_figures({m: trec.per_topic_frame(results, m) for m in args.measures
-                        if trec.risk_measures_of(m)}, baseline, args.alpha, args.figure,
-                       args.figure_format)
+                        if trec.risk_measures_of(m)}, args, baseline)
     layout = args.layout or ("long" if args.format == "table" else "wide")
     if args.correction is not None and baseline is None:
         raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
@@ -219,7 +218,7 @@ def _figure_folder(directory) -> None:
                          "denied)")
 
 
-def _write_figures(scores: dict, baseline, alphas, directory, figure_format) -> None:
+def _write_figures(scores: dict, args, baseline) -> None:
     """``--figure DIR``: the runs against the baseline
     (:func:`lgb_risk.plots.write_run_figures`)."""
     if baseline is None:
@@ -230,9 +229,10 @@ def _write_figures(scores: dict, baseline, alphas, directory, figure_format) -> 
         raise ValueError("--figure needs matplotlib: pip install 'lgb_risk[plot]'") from None
     from lgb_risk.plots import write_run_figures
 
-    paths = write_run_figures(scores, baseline, directory, alphas=alphas,
-                              figure_format=figure_format)
-    print(f"wrote {len(paths)} figure(s) to {directory}", file=sys.stderr)
+    paths = write_run_figures(scores, baseline, args.figure, alphas=args.alpha,
+                              figure_format=args.figure_format, figure_size=args.figure_size,
+                              correction=args.correction)
+    print(f"wrote {len(paths)} figure(s) to {args.figure}", file=sys.stderr)
 
 
 def _shown(topics) -> str:
@@ -293,8 +293,7 @@ def _cmd_risk(args) -> None:
         _figure_folder(args.figure)
     scores = data.read_per_topic_table(args.scores, measure=args.measure)
     if args.figure is not None:
-        _write_figures({args.measure or "score": scores}, args.baseline, args.alpha,
-                       args.figure, args.figure_format)
+        _write_figures({args.measure or "score": scores}, args, args.baseline)
     if args.correction is not None and args.baseline is None:
         raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
     write_output(risk_table(scores, args.alpha, args.baseline, args.correction,
@@ -483,6 +482,9 @@ def _add_baseline_options(parser) -> None:
                         "run's per-topic TR/TJ at the highest alpha; matplotlib, the plot extra)")
     parser.add_argument("--figure-format", choices=("pdf", "svg", "png"), default="png",
                         help="the figures' file format (default png; pdf or svg for a paper)")
+    parser.add_argument("--figure-size", choices=("page", "column"), default="page",
+                        help="the figures' size: page (7 in wide, ACM's figure*, default) or "
+                        "column (3.33 in, one column)")
     parser.add_argument("--loss-fraction", type=_fraction, default=0.2,
                         help="with --baseline: count the topics more than this fraction below "
                         "the baseline's value, beside wins, losses and ties (default 0.2: "

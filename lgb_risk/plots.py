@@ -107,7 +107,7 @@ def win_loss_histogram(systems: Mapping[str, PerQuery] | PerQuery, baseline: Per
     ax.set_xlabel(f"{what} {measure} against {baseline_name}" + (" (%)" if relative else ""))
     ax.set_ylabel("queries")
     ax.set_title(f"Wins and losses against {baseline_name} ({measure})")
-    ax.legend(fontsize=8)
+    _legend(ax)
     return ax
 
 
@@ -163,22 +163,46 @@ def _relative_labels(edges: np.ndarray) -> list[str]:
 
 def trisk_by_alpha(systems: Mapping[str, PerQuery] | PerQuery, baseline: PerQuery,
                    alphas: Sequence[float] = (0, 1, 2, 5, 10), *, ax: Any = None,
-                   measure: str = "NDCG@20", baseline_name: str = "the baseline") -> Any:
+                   measure: str = "NDCG@20", baseline_name: str = "the baseline",
+                   correction: str | None = None) -> Any:
     """TRisk of each run against the baseline at each evaluation α, with the band
-    −2 < TRisk < 2 in which the difference is not significant at about 0.05 ([TR] Fig. 1).
+    −2 < TRisk < 2 in which the difference is not significant at about 0.05, uncorrected
+    ([TR] Fig. 1). With ``correction`` (the method a table's marks use) the figure says that
+    the band is uncorrected and the table's significance is not.
 
     >>> ax = trisk_by_alpha({"a": [0.5, 0.2, 0.9, 0.4]}, [0.4, 0.3, 0.6, 0.4], [0, 5])
     >>> [round(float(v), 4) for v in ax.lines[0].get_ydata()]
     [0.8783, -0.2582]
     """
+    from lgb_risk.significance import CORRECTIONS
+
     ax = _by_alpha(ax, systems, baseline, alphas, risk.trisk_against)
     ax.axhspan(-2, 2, color="grey", alpha=0.15, linewidth=0,
-               label="|TRisk| < 2: not significant")
+               label="|TRisk| < 2: p > 0.05, uncorrected")
     ax.axhline(0, color="grey", linewidth=0.8)
-    ax.set_ylabel(f"TRisk ({measure}) against {baseline_name}")
+    if correction is not None:
+        ax.text(0.01, 0.01, f"band uncorrected; the table's tests are "
+                f"{CORRECTIONS.get(correction, correction)}-corrected", fontsize=6,
+                transform=ax.transAxes, va="bottom")
+    ax.set_ylabel(f"TRisk ({measure})\nagainst {baseline_name}")
     ax.set_title(f"TRisk against {baseline_name} by α ({measure})")
-    ax.legend(fontsize=8)
+    _legend(ax)
     return ax
+
+
+#: Each run's marker and line style besides its colour (overlapping lines stay apart in
+#: print and for colour-blind readers).
+_STYLES = [{"marker": marker, "linestyle": style, "markersize": 4}
+           for marker, style in zip("osD^vPX*<>", ["-", "--", "-.", ":"] * 3)]
+
+
+def _legend(ax: Any) -> None:
+    """The legend beside the axes when the runs are many (it would sit on the lines), else in
+    the axes' emptiest corner."""
+    if len(ax.get_legend_handles_labels()[0]) > 4:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    else:
+        ax.legend(fontsize=7)
 
 
 def _by_alpha(ax: Any, systems: Any, baseline: PerQuery, alphas: Sequence[float],
@@ -193,7 +217,8 @@ def _by_alpha(ax: Any, systems: Any, baseline: PerQuery, alphas: Sequence[float]
                              "undefined at every α (e.g. TRisk where every query has the same "
                              "risk-weighted difference, as when the run equals the baseline): "
                              "there is no line to draw")
-        ax.plot(alphas, line, marker="o", label=name)
+        style = _STYLES[len(ax.lines) % len(_STYLES)]
+        ax.plot(alphas, line, label=name, **style)
     ax.set_xticks(alphas)
     ax.set_xticklabels([f"{a:g}" for a in alphas])
     ax.set_xlabel("evaluation α")
@@ -211,9 +236,9 @@ def georisk_by_alpha(systems: Mapping[str, PerQuery] | PerQuery, baseline: PerQu
     [0.5022, 0.4602]
     """
     ax = _by_alpha(ax, systems, baseline, alphas, risk.georisk_against)
-    ax.set_ylabel(f"GeoRisk ({measure}) against {baseline_name}\n(higher is better)")
+    ax.set_ylabel(f"GeoRisk ({measure}) against\n{baseline_name} (higher is better)")
     ax.set_title(f"GeoRisk against {baseline_name} by α ({measure})")
-    ax.legend(fontsize=8)
+    _legend(ax)
     return ax
 
 
@@ -221,7 +246,9 @@ def tr_tj_per_query(system: PerQuery, baseline: PerQuery, alpha: float = 5.0, *,
                     ax: Any = None, measure: str = "NDCG@10", name: str = "the system",
                     baseline_name: str = "the baseline") -> Any:
     """Every query's TR_q (bars, red below −2: a significant loss) and TJ_q (line), sorted by
-    TR_q, against the baseline at α, with the ±2 thresholds ([TR] §5).
+    TR_q, against the baseline at α, with the ±2 thresholds ([TR] §5). Where the values carry
+    topic ids (pandas Series), the axis names the topics: every one up to 60 topics, else those
+    below −2.
 
     >>> ax = tr_tj_per_query([0.5, 0.2, 0.9, 0.4], [0.4, 0.3, 0.6, 0.4], 1)
     >>> len(ax.lines[0].get_ydata())  # TJ_q of the four queries
@@ -229,22 +256,32 @@ def tr_tj_per_query(system: PerQuery, baseline: PerQuery, alpha: float = 5.0, *,
     """
     ax = _axes(ax, (8, 4))
     t = risk.trisk(system, baseline, alpha)
-    order = np.argsort(t.tr)
+    order = np.argsort(t.tr, kind="stable")
     x = np.arange(order.size)
     tr_sorted = t.tr[order]
     below = tr_sorted < -2
-    # Bars of width 1 as two filled step areas: one artist each, however many queries.
-    for where, colour, label in ((~below, "tab:blue", "TR_q"), (below, "tab:red", "TR_q < −2")):
+    # Bars of full width, touching: red where TR_q < −2, blue elsewhere.
+    for where, colour, label in ((~below, "tab:blue", "$TR_q$"),
+                                 (below, "tab:red", "$TR_q < -2$")):
         if where.any():
-            ax.fill_between(x, 0, tr_sorted, where=where, step="mid", color=colour,
-                            linewidth=0, label=label)
-    ax.plot(x, t.tj[order], color="black", linewidth=0.8, label="TJ_q")
+            ax.bar(x[where], tr_sorted[where], width=1.0, color=colour, linewidth=0,
+                   label=label)
+    ax.plot(x, t.tj[order], color="black", linewidth=0.8, label="$TJ_q$")
     for level in (-2, 2):
         ax.axhline(level, color="grey", linestyle=":")
-    ax.set_xlabel("queries, sorted by TR_q")
-    ax.set_ylabel(f"TR_q, TJ_q ({measure}, α = {alpha:g})")
-    ax.set_title(f"{name} against {baseline_name}: TRisk {t.trisk:.2f}")
-    ax.legend(fontsize=8)
+    ax.set_xlim(-0.5, order.size - 0.5)
+    topics: Any = getattr(system, "index", None) if hasattr(system, "iloc") else None
+    if topics is not None and len(topics) == order.size:  # a pandas Series's topic ids
+        shown = x if order.size <= 60 else x[below][:30]
+        ax.set_xticks(shown)
+        ax.set_xticklabels([str(topics[order[i]]) for i in shown], rotation=90, fontsize=5)
+        ax.set_xlabel("topics, sorted by $TR_q$")
+    else:
+        ax.set_xlabel("queries, sorted by $TR_q$")
+    ax.set_ylabel(f"$TR_q$, $TJ_q$ ({measure}, α = {alpha:g})")
+    trisk_text = f"{t.trisk:.2f}".replace("-", "−")  # a minus sign, not a hyphen
+    ax.set_title(f"{name} against {baseline_name}: TRisk {trisk_text}")
+    ax.legend(fontsize=7)
     return ax
 
 
@@ -253,8 +290,9 @@ def risk_reward(points: Mapping[str, Sequence[tuple[float, float, float]]], *,
                 measure: str = "NDCG@10", baseline_name: str = "the baseline",
                 reference_name: str = "LambdaMART") -> Any:
     """Risk (x) against Reward (y) of each learner, one point per training α, labelled with it,
-    and ``reference``'s (Risk, Reward) marked: down and right is a learner that loses less to
-    the baseline and gains less over it.
+    and ``reference``'s (Risk, Reward) marked: left is a learner that loses less to the
+    baseline, up one that gains more over it (up and left is better on both; down and left,
+    the usual move of a risk-sensitive learner, trades gains for fewer losses).
 
     ``points`` maps a learner to its ``(alpha, risk, reward)`` triples.
 
@@ -267,17 +305,19 @@ def risk_reward(points: Mapping[str, Sequence[tuple[float, float, float]]], *,
         ordered = sorted(triples)
         risks = [r for _, r, _ in ordered]
         rewards = [w for _, _, w in ordered]
-        line = ax.plot(risks, rewards, marker="o", label=learner)[0]
+        style = _STYLES[len(ax.lines) % len(_STYLES)]
+        line = ax.plot(risks, rewards, label=learner, **style)[0]
         for a, r, w in ordered:
-            ax.annotate(f"α={a:g}", (r, w), textcoords="offset points", xytext=(4, 3),
-                        fontsize=7, color=line.get_color())
+            ax.annotate(f"α={a:g}", (r, w), textcoords="offset points", xytext=(5, 5),
+                        fontsize=6, color=line.get_color())
     if reference is not None:
         ax.plot([reference[0]], [reference[1]], marker="*", markersize=12, color="black",
                 linestyle="none", label=reference_name)
     ax.set_xlabel(f"Risk: mean loss max(0, M_b − M) to {baseline_name} ({measure})")
     ax.set_ylabel(f"Reward: mean gain max(0, M − M_b) ({measure})")
     ax.set_title(f"Risk and reward against {baseline_name} by training α")
-    ax.legend(fontsize=8)
+    ax.margins(x=0.12, y=0.08)  # room for the α labels inside the axes
+    _legend(ax)
     return ax
 
 
@@ -285,22 +325,37 @@ def risk_reward(points: Mapping[str, Sequence[tuple[float, float, float]]], *,
 FIGURE_FORMATS = ("pdf", "svg", "png")
 
 
+#: Figure sizes in inches, by where the figure goes: ACM's one column (``figure``) and both
+#: (``figure*``); the text is set in 7 pt at column width.
+FIGURE_SIZES = {"column": (3.33, 2.6), "page": (7.0, 3.4)}
+
+
 def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, *,
                       alphas: Sequence[float] = (0, 1, 2, 5, 10),
-                      figure_format: str = "png") -> list:
+                      figure_format: str = "png", figure_size: str = "page",
+                      correction: str | None = None) -> list:
     """The figures of several runs against one of them, as files of ``figure_format`` (pdf,
-    svg or png) in ``directory``: for each measure (``scores`` maps it to a DataFrame, a row
-    per run and a column per topic) the win/loss histogram of the other runs, TRisk and
-    GeoRisk by α, and each run's TR_q/TJ_q at the highest α. Each file is written whole or not
-    at all. Returns the paths.
+    svg or png) sized for ``figure_size`` (:data:`FIGURE_SIZES`) in ``directory``: for each
+    measure (``scores`` maps it to a DataFrame, a row per run and a column per topic) the
+    win/loss histogram of the other runs, TRisk and GeoRisk by α (saying, with
+    ``correction``, that its band is uncorrected), and each run's TR_q/TJ_q at the highest α.
+    Each file is written whole or not at all. Returns the paths.
     """
     if figure_format not in FIGURE_FORMATS:
         raise ValueError(f"figure_format must be one of {', '.join(FIGURE_FORMATS)}, got "
                          f"{figure_format!r}")
-    from pathlib import Path
+    if figure_size not in FIGURE_SIZES:
+        raise ValueError(f"figure_size must be one of {', '.join(FIGURE_SIZES)}, got "
+                         f"{figure_size!r}")
+    import matplotlib
 
-    from lgb_risk._io import atomic_write
+    with matplotlib.rc_context({"font.size": 7 if figure_size == "column" else 9}):
+        drawn = _draw_run_figures(scores, baseline, alphas, figure_format, correction)
+    return _save_figures(drawn, directory, figure_format, FIGURE_SIZES[figure_size])
 
+
+def _draw_run_figures(scores, baseline, alphas, figure_format, correction) -> dict:
+    """The figures of :func:`write_run_figures`, drawn: file name -> Axes."""
     drawn: dict = {}  # file name -> Axes: every figure drawn before any is written
 
     def draw(ax: Any, name: str) -> None:
@@ -326,24 +381,35 @@ def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, 
         suffix = f"{stem}.{figure_format}"
         draw(win_loss_histogram(others, base, measure=label, baseline_name=baseline),
              f"win_loss_{suffix}")
-        draw(trisk_by_alpha(others, base, alphas, measure=label, baseline_name=baseline),
-             f"trisk_by_alpha_{suffix}")
+        draw(trisk_by_alpha(others, base, alphas, measure=label, baseline_name=baseline,
+                            correction=correction), f"trisk_by_alpha_{suffix}")
         draw(georisk_by_alpha(others, base, alphas, measure=label, baseline_name=baseline),
              f"georisk_by_alpha_{suffix}")
         for run, values in others.items():
             draw(tr_tj_per_query(values, base, max(alphas), measure=label, name=run,
                                  baseline_name=baseline), f"tr_tj_{_file_stem(run)}_{suffix}")
+    return drawn
+
+
+def _save_figures(drawn: dict, directory: Any, figure_format: str, size: tuple) -> list:
+    """Write every drawn figure at ``size``, each whole or not at all; the paths."""
+    from pathlib import Path
+
     import matplotlib
+
+    from lgb_risk._io import atomic_write
 
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, ax in drawn.items():
         figure = ax.figure
+        figure.set_size_inches(*size)
         figure.tight_layout()
         path = folder / name
         with matplotlib.rc_context({"svg.hashsalt": "lgb_risk"}):  # SVG ids not random
             atomic_write(path, lambda tmp, figure=figure: figure.savefig(
-                tmp, format=figure_format, dpi=110, metadata=_FIXED_METADATA[figure_format]))
+                tmp, format=figure_format, dpi=150, bbox_inches="tight",
+                metadata=_FIXED_METADATA[figure_format]))
         paths.append(path)
     return paths

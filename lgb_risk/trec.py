@@ -352,6 +352,7 @@ class RunSummary(NamedTuple):
     measures: tuple
     baseline: str | None
     alphas: tuple
+    correction: str | None
 
     def frame(self) -> pd.DataFrame:
         """The summary table as a DataFrame."""
@@ -363,8 +364,8 @@ class RunSummary(NamedTuple):
         """One measure's values, a row per run and a column per topic."""
         return per_topic_frame(self.results, measure)
 
-    def write_figures(self, directory: str | os.PathLike, *,
-                      figure_format: str = "pdf") -> list:
+    def write_figures(self, directory: str | os.PathLike, *, figure_format: str = "pdf",
+                      figure_size: str = "page") -> list:
         """The figures of the runs against the baseline (:func:`lgb_risk.plots.
         write_run_figures`), one set per measure with risk measures; returns the paths."""
         from lgb_risk.plots import write_run_figures
@@ -374,7 +375,8 @@ class RunSummary(NamedTuple):
                              "baseline=")
         return write_run_figures({m: self.per_topic(m) for m in self.measures
                                   if risk_measures_of(m)}, self.baseline, directory,
-                                 alphas=self.alphas, figure_format=figure_format)
+                                 alphas=self.alphas, figure_format=figure_format,
+                                 figure_size=figure_size, correction=self.correction)
 
     def latex(self, **options: Any) -> str:
         """The summary table as LaTeX (:func:`lgb_risk.latex.latex_table`'s options)."""
@@ -411,7 +413,8 @@ def summarise(qrels: Any, runs: Mapping[str, Any], measures: Sequence[str] = ("n
                             **overrides)
     table = summary_table(results, measures, alphas=alphas, baseline=baseline, layout=layout,
                           correction=correction, loss_fraction=loss_fraction)
-    return RunSummary(results, table, tuple(measures), baseline, tuple(float(a) for a in alphas))
+    return RunSummary(results, table, tuple(measures), baseline, tuple(float(a) for a in alphas),
+                      correction)
 
 
 #: Below this many bytes of runs in all, one process evaluates them faster than several start.

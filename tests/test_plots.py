@@ -68,7 +68,7 @@ def test_tr_tj_and_risk_reward_draw_their_values():
     ax = plots.tr_tj_per_query(SYSTEM, BASELINE, 5, name="U-CRO")
     t = risk.trisk(SYSTEM, BASELINE, 5)
     np.testing.assert_allclose(ax.lines[0].get_ydata(), t.tj[np.argsort(t.tr)])
-    assert f"{t.trisk:.2f}" in ax.get_title()
+    assert f"{t.trisk:.2f}".replace("-", "−") in ax.get_title()
     ax = plots.risk_reward({"U-CRO": [(5, 0.015, 0.11), (1, 0.02, 0.12)]},
                            reference=(0.024, 0.13))
     assert ax.lines[0].get_xdata().tolist() == [0.02, 0.015]  # by training alpha
