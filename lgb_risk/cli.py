@@ -198,7 +198,7 @@ def _evaluate(args) -> dict:
         raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
     return trec.summary_table(results, args.measures, alphas=args.alpha, baseline=baseline,
                               layout=layout, correction=args.correction,
-                              loss_fraction=args.loss_fraction)
+                              loss_fraction=args.loss_fraction, test=args.test)
 
 
 def _figure_folder(directory) -> None:
@@ -259,7 +259,7 @@ def _cmd_evaluate(args) -> None:
         text = summary_latex(table, args.measures, alpha=chosen_alpha, baseline=baseline,
                              correction=args.correction, labels=headers,
                              decimals=3 if args.decimals is None else args.decimals,
-                             caption=args.caption, label=args.label)
+                             caption=args.caption, label=args.label, test=args.test)
         if args.output is None:
             sys.stdout.write(text)
         else:
@@ -272,7 +272,8 @@ def _cmd_evaluate(args) -> None:
                              f"{', '.join(table)}")
         table = {c: table[c] for c in args.columns}
     write_output(table, args.format, args.output, decimals=args.decimals,
-                 latex={"headers": headers, "caption": args.caption, "label": args.label})
+                 latex={"headers": headers, "caption": args.caption, "label": args.label,
+                        "test": args.test})
 
 
 def _headers(given) -> dict:
@@ -297,7 +298,8 @@ def _cmd_risk(args) -> None:
     if args.correction is not None and args.baseline is None:
         raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
     write_output(risk_table(scores, args.alpha, args.baseline, args.correction,
-                            args.loss_fraction), args.format, args.output, decimals=args.decimals)
+                            args.loss_fraction, args.test), args.format, args.output,
+                 decimals=args.decimals, latex={"test": args.test})
 
 
 def _cmd_demo(args) -> None:
@@ -493,6 +495,11 @@ def _add_baseline_options(parser) -> None:
                         help="with --baseline: the TRisk p-values of the runs compared to it, "
                         "corrected per measure and alpha for their number (bonferroni, holm, or "
                         "bh: Benjamini-Hochberg), in a column trisk_p_METHOD")
+    parser.add_argument("--test", choices=("t", "randomisation"), default="t",
+                        help="with --baseline: the test whose p-values trisk_p holds: t, "
+                        "TRisk's t-test of the risk-weighted differences (default), or "
+                        "randomisation, a paired randomisation test of their mean, URisk (9,999 "
+                        "sign flips, seeded)")
 
 
 class _LazyHelpParser(argparse.ArgumentParser):

@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from lgb_risk.risk import TESTS
 from lgb_risk.significance import CORRECTIONS
 
 __all__ = ["latex_table", "summary_latex", "escape", "BETTER"]
@@ -74,7 +75,8 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
                 better: Mapping[str, str] | None = None,
                 marks: Mapping[str, tuple[Sequence[Any], str]] | None = None,
                 digits: Mapping[str, int] | None = None, label: str | None = None,
-                header_groups: Sequence[tuple[str, int]] | None = None) -> str:
+                header_groups: Sequence[tuple[str, int]] | None = None,
+                test: str = "t") -> str:
     """A ``table`` environment with a booktabs ``tabular`` of ``table`` (column name -> values).
 
     Numbers get ``decimals`` digits (counts none); the best value of each column whose
@@ -189,8 +191,8 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     if daggers:
         how = (f", {CORRECTIONS.get(correction, correction)}-corrected over the runs compared "
                "to the baseline" if correction else ", uncorrected")
-        legend.append(rf"$^\dagger$: TRisk's two-sided $t$-test of the risk-weighted "
-                      rf"differences $x_q$ against the baseline, $p < {level:g}${how}.")
+        legend.append(rf"$^\dagger$: {TESTS[test]} against the baseline, "
+                      rf"$p < {level:g}${how}.")
     legend += explained
     lines = [r"\begin{table}", r"\centering"]
     if legend:
@@ -206,13 +208,14 @@ def summary_latex(summary: Mapping[str, Sequence[Any]], measures: Sequence[str],
                   alpha: float, baseline: str | None = None, correction: str | None = None,
                   labels: Mapping[str, str] | None = None, decimals: int = 3,
                   caption: str | None = None, label: str | None = None,
-                  level: float = 0.05) -> str:
+                  level: float = 0.05, test: str = "t") -> str:
     """The table a paper shows from a wide summary (:func:`lgb_risk.trec.summary_table`,
     ``lgb-risk evaluate``): a row per run; per measure its mean and, against ``baseline``,
     URisk and TRisk at ``alpha``, under a header naming the measure. With a baseline, a mean
     whose difference from the baseline's is significant (the paired t-test, which is TRisk's at
     α = 0: the summary must hold α = 0) is marked ‡, and a significant TRisk †, both after
-    ``correction`` when the summary holds its corrected p-values. ``labels`` gives a measure's
+    ``correction`` when the summary holds its corrected p-values; ``test`` names the test the
+    summary's p-values come from (:data:`lgb_risk.risk.TESTS`). ``labels`` gives a measure's
     display name (default the registry's, ``NDCG@20``).
 
     >>> none = float("nan")  # the baseline's own row
@@ -246,13 +249,14 @@ def summary_latex(summary: Mapping[str, Sequence[Any]], measures: Sequence[str],
                          "runs compared to the baseline" if correction else "")
             p_means = summary.get(f"{m}_trisk_p{suffix}_a0")
             if p_means is not None:
-                marks[m] = (list(p_means), "paired $t$-test of the difference from the "
+                means_test = ("paired $t$-test" if test == "t" else
+                              "paired randomisation test (9,999 sign flips, seeded)")
+                marks[m] = (list(p_means), f"{means_test} of the difference from the "
                             f"baseline's mean{corrected}")
             p_trisk = summary.get(f"{m}_trisk_p{suffix}_a{alpha_text}")
             if p_trisk is not None:
                 marks[f"{m}_trisk_a{alpha_text}"] = (
-                    list(p_trisk), "TRisk's two-sided $t$-test of the risk-weighted differences "
-                                   f"$x_q$ against the baseline{corrected}")
+                    list(p_trisk), f"{TESTS[test]} against the baseline{corrected}")
         groups.append((escape(shown), columns))
     measures_text = ", ".join((labels or {}).get(m) or registry.parse(m).label for m in measures)
     if caption is None:

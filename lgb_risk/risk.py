@@ -36,7 +36,7 @@ __all__ = [
     "trisk_if_defined", "loss_field", "zscores", "zrisk", "georisk", "georisk_against",
     "downside_weighted",
     "urisk_against", "trisk_against", "zrisk_against", "RiskMeasure", "RISK_MEASURES",
-    "summary", "risk_table", "risk_rows",
+    "summary", "risk_table", "risk_rows", "urisk_randomisation_p", "TESTS",
 ]
 
 NAN_POLICIES = ("raise", "omit")
@@ -505,7 +505,7 @@ def summary(system: PerQuery, baselines: PerQuery, *, loss_fraction: float = 0.2
 
 def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0),
                baseline: str | None = None, correction: str | None = None,
-               loss_fraction: float = 0.2) -> pd.DataFrame:
+               loss_fraction: float = 0.2, test: str = "t") -> pd.DataFrame:
     """Every risk measure of every system of a population, for several α.
 
     Parameters
@@ -524,8 +524,9 @@ def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 1
         One row per system and α, columns ``system, alpha, mean, zrisk, georisk, tstar_risk``
         (ZRisk and GeoRisk within the whole population, [GEO] Table 5; T*Risk against the
         per-query mean of all systems, [GEO] Table 6), then with a baseline ``urisk, trisk,
-        trisk_p, zrisk_baseline, georisk_baseline`` ([GEO] Table 4), and with a ``correction``
-        ``trisk_p_METHOD``; and ``wins, losses, ties, loss_gt_20`` (:func:`risk_rows`). Baseline
+        trisk_p, zrisk_baseline, georisk_baseline`` ([GEO] Table 4; ``trisk_p`` from ``test``,
+        :data:`TESTS`), and with a ``correction`` ``trisk_p_METHOD``; and
+        ``wins, losses, ties, loss_gt_20`` (:func:`risk_rows`). Baseline
         columns are empty
         (NaN) on the baseline's own row, and TRisk is empty where it is undefined (SE = 0).
 
@@ -553,13 +554,50 @@ def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 1
                          f"is {matrix[i, j]}; ZRisk and GeoRisk are defined for effectiveness "
                          ">= 0")
     return pd.DataFrame(risk_rows(matrix, list(scores.index), alphas, baseline, correction,
-                                  loss_fraction))
+                                  loss_fraction, test))
+
+
+#: The tests of a system against the baseline whose p-value ``trisk_p`` holds: TRisk's
+#: t-test of the risk-weighted differences x_q ([TR] Eq. 10), or the paired randomisation test
+#: of their mean, URisk (:func:`urisk_randomisation_p`).
+TESTS = {"t": "TRisk's two-sided $t$-test of the risk-weighted differences $x_q$",
+         "randomisation": "paired randomisation test of URisk (the mean of the risk-weighted "
+                          "differences $x_q$; 9,999 sign flips, seeded)"}
+
+
+def urisk_randomisation_p(system: ArrayLike, baseline: ArrayLike, alpha: float = 1.0, *,
+                          resamples: int = 9999, seed: int = 0) -> float:
+    """Two-sided p-value of URisk = mean x_q against 0 by a paired randomisation test: under the
+    null hypothesis each query's system and baseline values are exchangeable, so each
+    δ_q = M_s(q) − M_b(q) is as likely to be −δ_q; the p-value is the share of ``resamples``
+    seeded sign flips (and the observed one) whose |URisk| reaches the observed one. NaN where
+    every δ_q is 0.
+
+    Four queries each 0.1 above the baseline, α = 1: of the 16 sign patterns, 6 reach the
+    observed |URisk| = 0.1 (all up, all down at 0.2, and the four with one up at 0.125):
+
+    >>> round(urisk_randomisation_p([0.5, 0.6, 0.7, 0.8], [0.4, 0.5, 0.6, 0.7], 1), 2)
+    0.37
+    """
+    delta = np.asarray(system, dtype=np.float64) - np.asarray(baseline, dtype=np.float64)
+    if not np.any(delta):
+        return float("nan")
+    alpha = check_alpha(alpha)
+    observed = abs(float(downside_weighted(delta, alpha).mean()))
+    rng = np.random.default_rng(seed)
+    reaching = 0
+    for start in range(0, resamples, 1000):
+        flips = np.where(rng.random((min(1000, resamples - start), delta.size)) < 0.5, -1.0, 1.0)
+        null = np.abs(downside_weighted(flips * delta, alpha).mean(axis=1))
+        reaching += int(np.count_nonzero(null >= observed - 1e-15))
+    return (1 + reaching) / (1 + resamples)
 
 
 def risk_rows(matrix: np.ndarray, systems: list, alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0),
               baseline: str | None = None, correction: str | None = None,
-              loss_fraction: float = 0.2) -> list[dict]:
+              loss_fraction: float = 0.2, test: str = "t") -> list[dict]:
     """:func:`risk_table`'s rows from a finite systems × queries matrix and the systems' names.
+    ``test`` (:data:`TESTS`) gives the ``trisk_p`` column.
 
     With a ``baseline`` and a ``correction`` (:data:`lgb_risk.significance.CORRECTIONS`), the
     TRisk p-values of the systems compared to the baseline at each α are corrected as one
@@ -576,6 +614,7 @@ def risk_rows(matrix: np.ndarray, systems: list, alphas: Sequence[float] = (0.0,
     if baseline is not None and baseline not in systems:
         raise ValueError(f"baseline {baseline!r} is not among the systems "
                          f"{', '.join(map(str, systems))}")
+    check_choice(test, "test", tuple(TESTS))
     if correction is not None:
         if baseline is None:
             raise ValueError("a correction of the TRisk p-values needs a baseline")
@@ -603,8 +642,10 @@ def risk_rows(matrix: np.ndarray, systems: list, alphas: Sequence[float] = (0.0,
                        for name in ("urisk", "trisk", "zrisk", "georisk")}
             columns.update({
                 "urisk": against["urisk"], "trisk": against["trisk"],
-                "trisk_p": np.array([student_t_two_sided_p(v, n_queries - 1) if v == v
-                                     else np.nan for v in against["trisk"].tolist()]),
+                "trisk_p": (np.array([student_t_two_sided_p(v, n_queries - 1) if v == v
+                                      else np.nan for v in against["trisk"].tolist()])
+                            if test == "t" else
+                            np.array([urisk_randomisation_p(row, b, alpha) for row in matrix])),
                 "zrisk_baseline": against["zrisk"],
                 "georisk_baseline": against["georisk"],
             })

@@ -353,6 +353,7 @@ class RunSummary(NamedTuple):
     baseline: str | None
     alphas: tuple
     correction: str | None
+    test: str
 
     def frame(self) -> pd.DataFrame:
         """The summary table as a DataFrame."""
@@ -379,17 +380,18 @@ class RunSummary(NamedTuple):
                                  figure_size=figure_size, correction=self.correction)
 
     def latex(self, **options: Any) -> str:
-        """The summary table as LaTeX (:func:`lgb_risk.latex.latex_table`'s options)."""
+        """The summary table as LaTeX (:func:`lgb_risk.latex.latex_table`'s options), its
+        significance marks naming the test."""
         from lgb_risk.latex import latex_table
 
-        return latex_table(self.table, **options)
+        return latex_table(self.table, **{"test": self.test, **options})
 
 
 def summarise(qrels: Any, runs: Mapping[str, Any], measures: Sequence[str] = ("ndcg@20",
                                                                               "err@20"), *,
               baseline: str | None = None, alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0),
               layout: str = "wide", correction: str | None = None, loss_fraction: float = 0.2,
-              convention: ConventionLike = "gdeval", max_label: int = 4,
+              test: str = "t", convention: ConventionLike = "gdeval", max_label: int = 4,
               **overrides: Any) -> RunSummary:
     """Evaluate named runs — files, or runs held by ranx, ir_measures, pytrec_eval or
     PyTerrier — and summarise them in one call, as ``lgb-risk evaluate`` does for files: the
@@ -412,9 +414,9 @@ def summarise(qrels: Any, runs: Mapping[str, Any], measures: Sequence[str] = ("n
     results = evaluate_runs(qrels, runs, measures, convention=convention, max_label=max_label,
                             **overrides)
     table = summary_table(results, measures, alphas=alphas, baseline=baseline, layout=layout,
-                          correction=correction, loss_fraction=loss_fraction)
+                          correction=correction, loss_fraction=loss_fraction, test=test)
     return RunSummary(results, table, tuple(measures), baseline, tuple(float(a) for a in alphas),
-                      correction)
+                      correction, test)
 
 
 #: Below this many bytes of runs in all, one process evaluates them faster than several start.
@@ -552,7 +554,7 @@ def risk_measures_of(measure: str) -> bool:
 def summary_table(results: dict, measures: Sequence[str], *,
                   alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0), baseline: str | None = None,
                   layout: str = "wide", correction: str | None = None,
-                  loss_fraction: float = 0.2) -> dict:
+                  loss_fraction: float = 0.2, test: str = "t") -> dict:
     """Means and, with two runs or more, every risk measure of every run for every measure
     that has them (:func:`risk_measures_of`) and α, against the population of runs and, with a
     ``baseline`` run, against it (:func:`lgb_risk.risk.risk_rows`).
@@ -562,14 +564,16 @@ def summary_table(results: dict, measures: Sequence[str], *,
     corrects the TRisk p-values of the runs compared to the baseline, per measure and α, as one
     family (:func:`lgb_risk.significance.corrected_p_values`; column ``trisk_p_METHOD``).
     With a baseline, each run's wins, losses, ties and losses of more than ``loss_fraction``
-    against it are counted per measure (:func:`lgb_risk.risk.risk_rows`).
+    against it are counted per measure (:func:`lgb_risk.risk.risk_rows`). ``test`` is the test
+    whose p-values ``trisk_p`` holds (:data:`lgb_risk.risk.TESTS`: ``"t"``, TRisk's t-test, or
+    ``"randomisation"``).
     """
     names = list(results)
     counts = {"topics": [len(results[n].topics) for n in names],
               "missing": [len(results[n].missing) for n in names]}
     means = {m: [results[n].values[m].mean() for n in names] for m in measures}
     risks = {m: risk_rows(_per_topic_matrix(results, m), names, alphas, baseline, correction,
-                          loss_fraction)
+                          loss_fraction, test)
              for m in measures if len(names) > 1 and risk_measures_of(m)}
     if layout == "long":
         rows = []

@@ -407,3 +407,26 @@ def test_figures_as_pdf_or_svg_the_same_bytes_every_time(collection, tmp_path):
         assert written[0] == written[1] and written[0]
         assert all(name.endswith(f".{figure_format}") and content.startswith(magic)
                    for name, content in written[0].items())
+
+
+def test_the_test_of_the_p_values_is_chosen_on_the_command_line(collection):
+    """--test randomisation: trisk_p holds the paired randomisation test of URisk on the
+    per-topic values the command prints, and the LaTeX legend names that test."""
+    from lgb_risk import risk
+
+    qrels, runs = collection
+    common = ["evaluate", qrels, *runs, "--measures", "ndcg@20", "--baseline", "run1",
+              "--alpha", "5", "--test", "randomisation"]
+    code, out, err = run_cli(*common, "--format", "csv", "--decimals", "12")
+    assert code == 0, err
+    summary = pd.read_csv(io.StringIO(out)).set_index("run")
+    code, out, _ = run_cli("evaluate", qrels, *runs, "--measures", "ndcg@20", "--per-topic",
+                           "--format", "csv", "--decimals", "17")
+    per_topic = pd.read_csv(io.StringIO(out), dtype={"topic": str}).pivot(
+        index="topic", columns="run", values="ndcg@20")
+    for run in ("run2", "run3"):
+        want = risk.urisk_randomisation_p(per_topic[run].to_numpy(),
+                                          per_topic["run1"].to_numpy(), 5)
+        assert summary.loc[run, "ndcg@20_trisk_p_a5"] == pytest.approx(want, abs=1e-12)
+    code, text, _ = run_cli(*common, "--format", "latex")
+    assert code == 0 and "randomisation test" in text
