@@ -93,8 +93,9 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     ``digits`` sets a column's number of decimals. ``header_groups`` adds a row above the
     headers, (text, number of columns) from the left, ruled under each group. The caption comes
     above the table (ACM's and most proceedings' style), followed by ``label``. Negative numbers
-    print with a minus sign (``$-$``), and marks take no width (``\rlap``), so that right-aligned
-    columns of equal decimals align on the decimal point.
+    print with a minus sign (``$-$``), and marks take no width (``\\rlap``), so that
+    right-aligned columns of equal decimals align on the decimal point. ``test`` names the test
+    of the TRisk p-values in the legend (:data:`lgb_risk.risk.TESTS`).
     """
     names = list(table)
     lengths = {name: len(table[name]) for name in names}

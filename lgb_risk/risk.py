@@ -570,11 +570,11 @@ def urisk_randomisation_p(system: ArrayLike, baseline: ArrayLike, alpha: float =
     """Two-sided p-value of URisk = mean x_q against 0 by a paired randomisation test: under the
     null hypothesis each query's system and baseline values are exchangeable, so each
     δ_q = M_s(q) − M_b(q) is as likely to be −δ_q; the p-value is the share of ``resamples``
-    seeded sign flips (and the observed one) whose |URisk| reaches the observed one. NaN where
-    every δ_q is 0.
+    seeded sign flips (and the observed one) whose absolute URisk reaches the observed one. NaN
+    where every δ_q is 0.
 
     Four queries each 0.1 above the baseline, α = 1: of the 16 sign patterns, 6 reach the
-    observed |URisk| = 0.1 (all up, all down at 0.2, and the four with one up at 0.125):
+    observed absolute URisk of 0.1 (all up, all down at 0.2, and the four with one up at 0.125):
 
     >>> round(urisk_randomisation_p([0.5, 0.6, 0.7, 0.8], [0.4, 0.5, 0.6, 0.7], 1), 2)
     0.37

@@ -290,7 +290,7 @@ def test_the_randomisation_test_of_urisk_is_the_exact_sign_flip_test_to_sampling
     system, baseline = rng.uniform(size=11), rng.uniform(size=11)
     delta = system - baseline
     for alpha in (0.0, 5.0):
-        def urisk_of(d):
+        def urisk_of(d, alpha=alpha):
             return np.mean(np.where(d >= 0, d, (1 + alpha) * d))
 
         observed = abs(urisk_of(delta))
