@@ -177,13 +177,11 @@ def trisk_by_alpha(systems: Mapping[str, PerQuery] | PerQuery, baseline: PerQuer
     from lgb_risk.significance import CORRECTIONS
 
     ax = _by_alpha(ax, systems, baseline, alphas, risk.trisk_against)
-    ax.axhspan(-2, 2, color="grey", alpha=0.15, linewidth=0,
-               label="|TRisk| < 2: p > 0.05, uncorrected")
-    ax.axhline(0, color="grey", linewidth=0.8)
+    band = "|TRisk| < 2: p > 0.05, uncorrected"
     if correction is not None:
-        ax.text(0.01, 0.01, f"band uncorrected; the table's tests are "
-                f"{CORRECTIONS.get(correction, correction)}-corrected", fontsize=6,
-                transform=ax.transAxes, va="bottom")
+        band += f"\n(the table's tests: {CORRECTIONS.get(correction, correction)}-corrected)"
+    ax.axhspan(-2, 2, color="grey", alpha=0.15, linewidth=0, label=band)
+    ax.axhline(0, color="grey", linewidth=0.8)
     ax.set_ylabel(f"TRisk ({measure})\nagainst {baseline_name}")
     ax.set_title(f"TRisk against {baseline_name} by α ({measure})")
     _legend(ax)
@@ -327,7 +325,7 @@ FIGURE_FORMATS = ("pdf", "svg", "png")
 
 #: Figure sizes in inches, by where the figure goes: ACM's one column (``figure``) and both
 #: (``figure*``); the text is set in 7 pt at column width.
-FIGURE_SIZES = {"column": (3.33, 2.6), "page": (7.0, 3.4)}
+FIGURE_SIZES = {"column": (3.33, 3.0), "page": (7.0, 3.4)}
 
 
 def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, *,
@@ -405,7 +403,18 @@ def _save_figures(drawn: dict, directory: Any, figure_format: str, size: tuple) 
     for name, ax in drawn.items():
         figure = ax.figure
         figure.set_size_inches(*size)
-        figure.tight_layout()
+        legend = ax.get_legend()
+        if legend is not None and size[0] < 4 and len(legend.get_texts()) > 4:
+            # One column is too narrow for a legend beside the axes: under the figure, two
+            # entries a row, with room kept for it.
+            handles, labels = ax.get_legend_handles_labels()
+            legend.remove()
+            figure.legend(handles, labels, fontsize=6, loc="lower center", ncol=2,
+                          frameon=False)
+            rows = -(-len(labels) // 2) + sum(label.count("\n") for label in labels)
+            figure.tight_layout(rect=(0, 0.02 + 0.045 * rows * 3.0 / size[1], 1, 1))
+        else:
+            figure.tight_layout()
         path = folder / name
         with matplotlib.rc_context({"svg.hashsalt": "lgb_risk"}):  # SVG ids not random
             atomic_write(path, lambda tmp, figure=figure: figure.savefig(
