@@ -22,15 +22,14 @@ re-ranked: the same topics and pool sizes), written to a temporary folder. Every
 """
 
 import argparse
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+from bench_cli import elapsed, lgb_risk_command  # this folder's: the same timing
 
 MEASURES_TREC_EVAL = ["ndcg@20", "ap", "p@10"]
 
@@ -99,13 +98,6 @@ def make_runs(source: Path, out: Path, n_runs: int, seed: int = 2012) -> list:
     return paths
 
 
-def timed(commands) -> float:
-    start = time.perf_counter()
-    for command in commands:
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gdeval", required=True, help="path of gdeval.pl")
@@ -117,7 +109,7 @@ def main() -> None:
     args = parser.parse_args()
     data = Path(args.data)
     qrels = str(data / "qrels.adhoc.txt")
-    lgb_risk = [shutil.which("lgb-risk", path=str(Path(sys.executable).parent)) or "lgb-risk"]
+    lgb_risk = lgb_risk_command()
     with tempfile.TemporaryDirectory() as folder:
         runs = make_runs(data / "runs", Path(folder), args.runs)
         lines = sum(Path(p).read_text().count("\n") for p in runs)
@@ -143,7 +135,7 @@ def main() -> None:
         for _ in range(args.repeats):
             for name, command in commands.items():
                 try:
-                    times[name].append(timed(command))
+                    times[name].append(elapsed(command))
                 except (subprocess.CalledProcessError, FileNotFoundError) as error:
                     times[name].append(float("nan"))
                     print(f"{name}: failed ({error})", file=sys.stderr)

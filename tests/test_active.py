@@ -79,6 +79,23 @@ def test_moments_equal_exact_enumeration(measure, n_grades, sizes, k):
                                    atol=1e-14)
 
 
+def _enumerated(P, scores1, scores2, group, value):
+    """Per query, E[L1], E[L1²] and E[L1 L2] by summing over every label vector of the query,
+    with ``value(labels, scores)`` the measure of one ranking written out by the test."""
+    out, start = [], 0
+    for size in group:
+        rows = slice(start, start + size)
+        start += size
+        want = np.zeros(3)
+        for labels in itertools.product(range(P.shape[1]), repeat=size):
+            weight = math.prod(P[rows][d, y] for d, y in enumerate(labels))
+            a = value(labels, scores1[rows].tolist())
+            b = value(labels, scores2[rows].tolist())
+            want += weight * np.array([a, a * a, a * b])
+        out.append(want)
+    return out
+
+
 def _rbp_or_success_written_out(measure, labels, scores, k, p=0.7):
     """RBP@k = (1 − p) Σ_i p^(i−1) [y_i ≥ 1] or Success@k = [some y_i ≥ 1 in the top k] of one
     query by a loop: documents by score descending (ties in input order)."""
@@ -100,16 +117,9 @@ def test_rbp_and_success_moments_equal_exact_enumeration(measure, k):
     first, second = metric_moments(P, scores1, group, measure, k=k)
     cross = cross_moment(P, scores1, scores2, group, measure, k=k)
     name = measure.split("(")[0]
-    start = 0
-    for q, size in enumerate(group):
-        rows = slice(start, start + size)
-        start += size
-        want = np.zeros(3)
-        for labels in itertools.product(range(3), repeat=size):
-            weight = math.prod(P[rows][d, y] for d, y in enumerate(labels))
-            a = _rbp_or_success_written_out(name, labels, scores1[rows].tolist(), k)
-            b = _rbp_or_success_written_out(name, labels, scores2[rows].tolist(), k)
-            want += weight * np.array([a, a * a, a * b])
+    wants = _enumerated(P, scores1, scores2, group,
+                        lambda labels, s: _rbp_or_success_written_out(name, labels, s, k))
+    for q, want in enumerate(wants):
         np.testing.assert_allclose([first[q], second[q], cross[q]], want, rtol=1e-12,
                                    atol=1e-15)
 
@@ -130,19 +140,13 @@ def test_bpref_moments_from_seeded_draws_are_near_exact_enumeration():
     cross = cross_moment(P, scores1, scores2, group, "bpref", k=None)
     again = metric_moments(P, scores1, group, "bpref", k=None)
     assert first.tobytes() == again[0].tobytes()
-    start = 0
-    for q, size in enumerate(group):
-        rows = slice(start, start + size)
-        start += size
-        want = np.zeros(3)
-        for labels in itertools.product(range(3), repeat=size):
-            weight = math.prod(P[rows][d, y] for d, y in enumerate(labels))
-            values = []
-            for s in (scores1[rows], scores2[rows]):
-                held = ~np.isnan(s)
-                values.append(metrics.bpref(np.array(labels)[held], s[held], [int(held.sum())])[0]
-                              if held.any() else 0.0)
-            want += weight * np.array([values[0], values[0] ** 2, values[0] * values[1]])
+
+    def bpref_of(labels, scores):
+        held = ~np.isnan(np.array(scores))
+        return (metrics.bpref(np.array(labels)[held], np.array(scores)[held],
+                              [int(held.sum())])[0] if held.any() else 0.0)
+
+    for q, want in enumerate(_enumerated(P, scores1, scores2, group, bpref_of)):
         # 256 draws of a value in [0, 1]: standard error at most 0.5 / 16
         np.testing.assert_allclose([first[q], second[q], cross[q]], want, atol=4 * 0.5 / 16)
 
