@@ -282,8 +282,10 @@ def evaluate_run(qrels: Any, run: Any, measures: Sequence[str] = ("ndcg@20", "er
 
 
 def _encoded(column) -> list[bytes]:
-    """Topics or document ids as UTF-8 bytes."""
-    return [str(v).encode() for v in column]
+    """Topics or document ids (a frame's column) as UTF-8 bytes. Read as one numpy array of
+    objects first: iterating a pandas (Arrow) string column value by value is 8x slower."""
+    values = column.to_numpy(dtype=object) if hasattr(column, "to_numpy") else column
+    return [v.encode() if isinstance(v, str) else str(v).encode() for v in values]
 
 
 def _judgments_of(qrels: Any) -> Judgments:
