@@ -111,14 +111,16 @@ def _sigmoid_table(sigmoid: float):
     """LightGBM's lookup table for ρ(Δs) = 1 / (1 + exp(σ Δs)): (table, low, high, factor).
 
     Built with the C library's exp (``math.exp``), as LightGBM builds it; numpy's vectorised exp
-    differs from it in the last bit for about 2% of the entries.
+    differs from it in the last bit for about 2% of the entries. The arguments
+    ``(i / factor + low) * sigmoid`` and the final ``1 / (1 + e)`` are single correctly
+    rounded operations, the same bits vectorised as in LightGBM's loop.
     """
     low = -50.0 / sigmoid / 2.0
     high = -low
     factor = _SIGMOID_BINS / (high - low)
-    table = np.array([1.0 / (1.0 + math.exp((i / factor + low) * sigmoid))
-                      for i in range(_SIGMOID_BINS)])
-    return table, low, high, factor
+    arguments = (np.arange(_SIGMOID_BINS) / factor + low) * sigmoid
+    exps = np.fromiter(map(math.exp, arguments.tolist()), np.float64, _SIGMOID_BINS)
+    return 1.0 / (1.0 + exps), low, high, factor
 
 
 @dataclass

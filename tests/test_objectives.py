@@ -56,6 +56,21 @@ def test_lambdamart_matches_naive_reference(seed, ties):
         assert_close(hess, want[1])
 
 
+@pytest.mark.parametrize("sigmoid", [1.0, 0.7, 2.5])
+def test_sigmoid_table_is_lightgbms_loop_bit_for_bit(sigmoid):
+    """The vectorised table against LightGBM's loop (rank_objective.hpp), written scalar here:
+    entry i = 1 / (1 + exp((i / factor + low) * sigmoid)) with the C library's exp."""
+    import math
+
+    table, low, high, factor = objectives._sigmoid_table(sigmoid)
+    assert low == -25.0 / sigmoid and high == 25.0 / sigmoid
+    assert factor == (1 << 20) / (high - low) and table.size == 1 << 20
+    rng = np.random.default_rng(int(sigmoid * 10))
+    for i in [0, 1, table.size // 2, table.size - 1, *rng.integers(0, table.size, 4000)]:
+        want = 1.0 / (1.0 + math.exp((i / factor + low) * sigmoid))
+        assert table[i] == want, (i, table[i], want)
+
+
 def test_lambdamart_weights_and_faithful_sigmoid_close_to_exact():
     labels, scores, group, *_ = problem(8)
     weights = np.random.default_rng(1).uniform(0.5, 2.0, labels.size)
