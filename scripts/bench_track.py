@@ -29,20 +29,12 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from bench_cli import elapsed, lgb_risk_command  # this folder's: the same timing
+from bench_cli import PYTREC_EVAL, elapsed, lgb_risk_command  # this folder's: the same timing
 
 MEASURES_TREC_EVAL = ["ndcg@20", "ap", "p@10"]
 
 IN_PROCESS = {
-    "pytrec_eval": """
-import sys, pytrec_eval
-with open(sys.argv[1]) as f:
-    qrels = pytrec_eval.parse_qrel(f)
-evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.20", "map", "P.10"})
-for path in sys.argv[2:]:
-    with open(path) as f:
-        evaluator.evaluate(pytrec_eval.parse_run(f))
-""",
+    "pytrec_eval": PYTREC_EVAL,
     "ir_measures": """
 import sys, ir_measures
 from ir_measures import nDCG, AP, P
