@@ -14,10 +14,10 @@ Adding a risk function F takes three local steps:
    own queries' part;
 2. its multiplier here, registered with ``@multiplier_of(StateType)``: a function
    ``(state, q, delta_m, misordered) -> m`` of the query index q, the signed change ΔM of the
-   query's NDCG@k if the pair were swapped, and whether the pair is mis-ordered (its lower
-   document holds the higher label); the paper's rule is m = (F(M + ΔM) − F(M)) / ΔM
-   (``@multiplier_of(StateType, per_query=True)`` where m reads only q: it is then taken once
-   per query);
+   query's target measure (NDCG@k or ERR@k) if the pair were swapped, and whether the pair is
+   mis-ordered (its lower document holds the higher label); the paper's rule is
+   m = (F(M + ΔM) − F(M)) / ΔM (``@multiplier_of(StateType, per_query=True)`` where m reads
+   only q: it is then taken once per query);
 3. a class in :mod:`lgb_risk.objectives` whose ``risk_state`` builds the state each iteration.
 
 The built-in multipliers live in this file on purpose: numba's on-disk cache notices edits only
@@ -71,7 +71,8 @@ class LambdaConstants(NamedTuple):
 
     gain_table: np.ndarray  # gain of each label
     discounts: np.ndarray  # D(p) = 1 / log2(p + 2) for 0-based positions p
-    inv_max_dcg: np.ndarray  # per query, 1 / IDCG@T (0 where IDCG@T = 0)
+    inv_max_dcg: np.ndarray  # per query, 1 / IDCG@T (0 where IDCG@T = 0: the query is skipped;
+    # with an ERR target 1 where a document has R > 0, else 0)
     sigmoid: float
     truncation: int  # T: a pair needs one document at a position < T
     norm: bool  # lambdarank_norm
@@ -81,8 +82,13 @@ class LambdaConstants(NamedTuple):
     sigmoid_low: float
     sigmoid_high: float
     sigmoid_factor: float
-    risk_k: int  # k of the risk state's NDCG@k
+    risk_k: int  # k of the target measure (the risk state's NDCG@k or ERR@k)
     inv_ideal_dcg_at_k: np.ndarray  # per query, 1 / IDCG@k (0 where IDCG@k = 0)
+    # ERR@k as the target (else NDCG): a pair's weight is the exact change of ERR@k if its two
+    # documents swapped, and so is the risk multiplier's ΔM.
+    target_err: bool
+    stop_probability: np.ndarray  # ERR's R(l) = (2^l − 1) / 2^l_max of each label (ERR target)
+    inv_continue: np.ndarray  # 1 / (1 − R(l)) of each label (ERR target)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -200,8 +206,8 @@ class CrossingRisk(NamedTuple):
     """U-CRO and T-SARO: F(M) = M − M_b if M ≥ M_b, else (1 + α_q)(M − M_b)."""
 
     alpha: np.ndarray  # per query: α (U-CRO) or α'_q = α (1 − Φ(TR_q)) (T-SARO)
-    model_ndcg: np.ndarray  # per query: NDCG@k of the current model, M
-    baseline_ndcg: np.ndarray  # per query: the baseline's NDCG@k, M_b
+    model_values: np.ndarray  # per query: NDCG@k of the current model, M
+    baseline_values: np.ndarray  # per query: the baseline's NDCG@k, M_b
 
 
 @multiplier_of(CrossingRisk)
@@ -213,8 +219,8 @@ def _crossing_multiplier(state, q, delta_m, misordered):
     ``TIE_TOLERANCE`` of M_b is on the kink (M = M_b), so that which side a tie falls on does not
     depend on rounding in the last bits of two NDCG computations.
     """
-    m = state.model_ndcg[q]
-    b = state.baseline_ndcg[q]
+    m = state.model_values[q]
+    b = state.baseline_values[q]
     if delta_m == 0.0:
         tied = abs(m - b) <= TIE_TOLERANCE
         below = (m < b and not tied) if misordered else (m <= b or tied)
@@ -240,7 +246,7 @@ def _flat_multiplier(state, q, delta_m, misordered):
 class GeoRiskState(NamedTuple):
     """GeoRisk of the model's row in the matrix of the model's and the baselines' NDCG@k."""
 
-    model_ndcg: np.ndarray  # per query: the model's NDCG@k, x_mq
+    model_values: np.ndarray  # per query: the model's NDCG@k, x_mq
     column_totals: np.ndarray  # per query: T_q, the column sum over the model and the baselines
     weighted_z: np.ndarray  # per query: w(z_q) z_q of the model's row (w = 1 + α below 0)
     georisk_now: np.ndarray  # per query: the model's GeoRisk as the multiplier evaluates it
@@ -276,14 +282,14 @@ def georisk_after(state, q, d):
     c = state.n_queries
     if state.exact:
         zr = 0.0
-        for j in range(state.model_ndcg.size):
+        for j in range(state.model_values.size):
             shift = d if j == q else 0.0
             e = s2 * (state.column_totals[j] + shift) / n2 if n2 > 0.0 else 0.0
-            z = (state.model_ndcg[j] + shift - e) / math.sqrt(e) if e > 0.0 else 0.0
+            z = (state.model_values[j] + shift - e) / math.sqrt(e) if e > 0.0 else 0.0
             zr += _weighted_z(z, state.alpha)
     else:
         e = s2 * (state.column_totals[q] + d) / n2 if n2 > 0.0 else 0.0
-        z = (state.model_ndcg[q] + d - e) / math.sqrt(e) if e > 0.0 else 0.0
+        z = (state.model_values[q] + d - e) / math.sqrt(e) if e > 0.0 else 0.0
         zr = state.zrisk - state.weighted_z[q] + _weighted_z(z, state.alpha)
     return math.sqrt(max(s2, 0.0) / c * _std_normal_cdf(zr / c))
 
@@ -309,7 +315,7 @@ def georisk_marginal_gains(state):
     """Per query: the model's GeoRisk as the multiplier evaluates it (local or exact), and its
     right-hand slope ∂GeoRisk/∂M_q, NaN where e_q = 0 (infinite there: see
     :func:`georisk_expectation_vanishes`). The rescaling constant is taken from these."""
-    n = state.model_ndcg.size
+    n = state.model_values.size
     current = np.empty(n)
     gains = np.empty(n)
     for q in nb.prange(n):
@@ -334,9 +340,49 @@ def _georisk_multiplier(state, q, delta_m, misordered):
 # The pair kernel.
 
 @nb.njit(cache=True)
+def _err_prefixes(lab, k, stop):
+    """For the first min(k, n) positions p of a ranked query: ``before[p]`` = Π_{s<p} (1 − R_s),
+    the probability that the user reaches p, and ``cumulative[p]`` = ERR@p, the sum of
+    R_s before[s] / (s + 1) over s < p (one more entry each, for p = min(k, n))."""
+    depth = min(k, lab.size)
+    before = np.empty(depth + 1)
+    cumulative = np.empty(depth + 1)
+    before[0] = 1.0
+    cumulative[0] = 0.0
+    for p in range(depth):
+        r = stop[lab[p]]
+        cumulative[p + 1] = cumulative[p] + r * before[p] / (p + 1)
+        before[p + 1] = before[p] * (1.0 - r)
+    return before, cumulative
+
+
+@nb.njit(cache=True)
+def _err_swap_change(i, j, label_i, label_j, const, before, cumulative):
+    """ERR@k after swapping the documents at positions i < j (i < k) minus ERR@k now, exactly.
+
+    Positions above i keep their terms; position i gets R_j; the positions strictly between i
+    and j (up to k) are reached with probability multiplied by (1 − R_j)/(1 − R_i); position j
+    (if < k) gets R_i, reached with that factor; positions after j are reached as before.
+    """
+    stop = const.stop_probability
+    r_i = stop[label_i]
+    r_j = stop[label_j]
+    depth = before.size - 1
+    change = (r_j - r_i) * before[i] / (i + 1)
+    between = cumulative[min(j, depth)] - cumulative[i + 1]
+    change += (r_i - r_j) * const.inv_continue[label_i] * between
+    if j < depth:
+        change += (r_i * (1.0 - r_j) * const.inv_continue[label_i] - r_j) * before[j] / (j + 1)
+    return change
+
+
+@nb.njit(cache=True)
 def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     """One query's λs and hessians by rank position: ``lab``/``sco`` are its labels and scores in
     ranked order; ``grad``/``hess`` (float32, zeroed) receive the sums in LightGBM's order.
+    A pair's weight is LightGBM's ΔNDCG (IDCG at T), or with an ERR@k target the exact change
+    of ERR@k if the pair swapped (:func:`_err_swap_change`), which is then also the risk
+    multiplier's ΔM.
 
     Each document's float32 sums take their terms in LightGBM's order: the upper document i of
     the inner loop keeps its sums in a register (its terms come in j order, as LightGBM adds
@@ -351,9 +397,17 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     table = const.sigmoid_table
     k = const.risk_k
     inv_idcg_k = const.inv_ideal_dcg_at_k[q]
+    target_err = const.target_err
+    last = min(cnt - 1, const.truncation)
+    if target_err:  # a swap below k leaves ERR@k as it is: only pairs with i < k count
+        before, cumulative = _err_prefixes(lab, k, const.stop_probability)
+        last = min(last, before.size - 1)
+    else:
+        before = cumulative = np.empty(0)
     # A multiplier constant over the query is taken once; otherwise multipliers of pairs whose
     # lower document sits at or beyond k depend only on the upper position and the lower label
-    # (ΔM = (g_j - g_i) D_k(i) / IDCG@k): cached per i.
+    # (ΔM = (g_j - g_i) D(i) / IDCG@k, or ERR@k's change, which then reads only i and l_j):
+    # cached per i.
     query_mult = pair_multiplier(risk, q, 0.0, False) if per_query(risk) else 1.0
     by_label = np.empty(const.gain_table.size)
     # Pairs whose both documents sit at or beyond k: ΔM = 0, one multiplier per pair order.
@@ -362,7 +416,7 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
         beyond_ordered = pair_multiplier(risk, q, 0.0, False)
         beyond_misordered = pair_multiplier(risk, q, 0.0, True)
     sum_lambdas = 0.0
-    for i in range(min(cnt - 1, const.truncation)):
+    for i in range(last):
         label_i = lab[i]
         gain_i = gains[i]
         discount_i = discounts[i]
@@ -382,7 +436,12 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
             else:
                 delta_score = sco[j] - score_i
                 delta_gain = gains[j] - gain_i
-            delta = delta_gain * abs(discount_i - discounts[j]) * inv
+            if target_err:
+                err_change = _err_swap_change(i, j, label_i, label_j, const, before, cumulative)
+                delta = abs(err_change)
+            else:
+                err_change = 0.0
+                delta = delta_gain * abs(discount_i - discounts[j]) * inv
             risky = delta
             if applies_risk(risk):
                 misordered = not i_upper
@@ -392,11 +451,13 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
                     mult = beyond_misordered if misordered else beyond_ordered
                 elif j >= k:
                     if np.isnan(by_label[label_j]):
-                        delta_m = (gains[j] - gain_i) * discount_i * inv_idcg_k
+                        delta_m = (err_change if target_err
+                                   else (gains[j] - gain_i) * discount_i * inv_idcg_k)
                         by_label[label_j] = pair_multiplier(risk, q, delta_m, misordered)
                     mult = by_label[label_j]
                 else:
-                    delta_m = (gains[j] - gain_i) * (discount_i - discounts[j]) * inv_idcg_k
+                    delta_m = (err_change if target_err else
+                               (gains[j] - gain_i) * (discount_i - discounts[j]) * inv_idcg_k)
                     mult = pair_multiplier(risk, q, delta_m, misordered)
                 risky = delta * mult
             if use_norm:

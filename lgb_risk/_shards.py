@@ -21,7 +21,7 @@ class ObjectiveShard(Protocol):
     #: The number of queries of the whole set.
     n_queries: int
 
-    def gather(self, model_ndcg: np.ndarray, initial: bool) -> tuple[np.ndarray, bool]:
+    def gather(self, model_values: np.ndarray, initial: bool) -> tuple[np.ndarray, bool]:
         """Every rank's per-query NDCG@k, in the whole set's query order, and whether every
         rank's predictions are still the initial ones."""
         ...

@@ -68,8 +68,8 @@ def _prepared(objective, dtrain, labels, group):
     if isinstance(given, FeatureBaseline):
         objective.validate_params()
         rows = dtrain.get_data()
-        baseline = given.ndcg(rows, labels, group, k=int(objective.k),
-                              label_gain=objective.label_gain)  # checks the columns exist
+        baseline = given.values(rows, labels, group,
+                                objective.target_values)  # checks the columns exist
         _refuse_missing_values(rows, given.columns)
         if shard is not None:
             baseline = shard.allgather(baseline)
@@ -134,9 +134,9 @@ class _CollectiveShard:
         whole[self.queries] = values
         return collective.allreduce(whole, collective.Op.SUM).reshape(whole.shape)
 
-    def gather(self, model_ndcg: np.ndarray, initial: bool) -> tuple[np.ndarray, bool]:
+    def gather(self, model_values: np.ndarray, initial: bool) -> tuple[np.ndarray, bool]:
         from xgboost import collective
 
         every_initial = collective.allreduce(np.array([int(bool(initial))], dtype=np.int32),
                                              collective.Op.MIN)
-        return self.allgather(model_ndcg), bool(every_initial[0])
+        return self.allgather(model_values), bool(every_initial[0])

@@ -24,7 +24,7 @@ from lgb_risk._io import atomic_write, atomic_write_text, read_exact_csv
 
 if TYPE_CHECKING:
     import os
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from lgb_risk._typing import ArrayLike
@@ -186,11 +186,18 @@ class BaselineStore:
         return (f"BaselineStore({self.measure}@{self.k}, baselines={self.names}, "
                 f"queries={len(self.table)})")
 
-    def require_measure(self, measure: str, k: int) -> None:
-        """Raise unless the values are ``measure@k``."""
-        if (self.measure, self.k) != (measure, int(k)):
-            raise ValueError(f"the baselines were computed with {self.measure}@{self.k}, but "
-                             f"{measure}@{k} is needed")
+    @property
+    def label(self) -> str:
+        """The measure with its cut-off as :mod:`lgb_risk.measures` prints it (``NDCG@10``)."""
+        return registry.parse(f"{self.measure}@{self.k}").label
+
+    def require_measure(self, measure: str, k: int | None = None) -> None:
+        """Raise unless the values are ``measure@k`` (or ``measure``, written with its cut-off
+        and parameters, e.g. ``"err(max_label=2)@20"``)."""
+        needed = registry.parse(measure if k is None else f"{measure}@{k}").label
+        if self.label != needed:
+            raise ValueError(f"the baselines were computed with {self.label}, but {needed} is "
+                             "needed")
 
     def align(self, query_ids: ArrayLike | None, names: Sequence[str] | None = None) -> np.ndarray:
         """Values for ``query_ids`` in that order: array (n_queries, n_baselines).
@@ -285,8 +292,9 @@ class FeatureBaseline:
     """A baseline that ranks each query's documents by feature columns of the training rows.
 
     For XGBoost, whose ``DMatrix`` keeps its features: ``xgboost_objective`` scores each
-    column's ranking of the DMatrix's queries (NDCG@k of the objective, LightGBM's gains, ties
-    in row order as :meth:`BaselineStore.from_feature`) and uses that as the per-query baseline.
+    column's ranking of the DMatrix's queries (the objective's target measure, NDCG@k by
+    default with LightGBM's gains, ties in row order as :meth:`BaselineStore.from_feature`) and
+    uses that as the per-query baseline.
     Under ``xgboost.dask``, where each worker holds some queries in an order no array given
     beforehand can follow, it is the way to give a baseline: each worker scores its own rows.
 
@@ -313,9 +321,10 @@ class FeatureBaseline:
     def __repr__(self) -> str:
         return f"FeatureBaseline(columns={self.columns})"
 
-    def ndcg(self, X: Any, labels: ArrayLike, group: ArrayLike, *, k: int,
-             label_gain: ArrayLike | None) -> np.ndarray:
-        """NDCG@k per query of ranking by each column: (n_queries, n_columns)."""
+    def values(self, X: Any, labels: ArrayLike, group: ArrayLike,
+               measure: Callable[[np.ndarray, ArrayLike, ArrayLike], np.ndarray]) -> np.ndarray:
+        """``measure(scores, labels, group)`` per query of ranking by each column (an
+        objective's ``target_values``): (n_queries, n_columns)."""
         n_features = X.shape[1]
         if max(self.columns) >= n_features:
             raise ValueError(f"FeatureBaseline column {max(self.columns)} does not exist: the "
@@ -330,25 +339,27 @@ class FeatureBaseline:
             raise ValueError(f"FeatureBaseline: column {self.columns[col]} is "
                              f"{picked[row, col]} in training row {row}; a feature baseline "
                              "ranks by finite values")
-        return np.column_stack([metrics.ndcg(labels, picked[:, j], group, k, ties="stable",
-                                             label_gain=label_gain)
+        return np.column_stack([measure(picked[:, j], labels, group)
                                 for j in range(len(self.columns))])
 
 
 def aligned_baselines(value: Any, n_queries: int, *, query_ids: ArrayLike | None = None,
-                      k: int = 10, several: bool = True, owner: str = "baselines",
+                      measure: str = "ndcg@10", several: bool = True, owner: str = "baselines",
                       parameter: str = "baselines", the_set: str = "the set") -> np.ndarray:
-    """Baseline NDCG@k aligned to a set of ``n_queries`` queries: (n_queries, n_systems).
+    """Baseline values of ``measure`` (NDCG@k, ERR@k) aligned to a set of ``n_queries``
+    queries: (n_queries, n_systems).
 
     The one place where baselines enter, for the objectives and the fevals alike, with one set of
     checks. ``value`` is an array in the set's query order — (n_queries,) for one baseline,
-    (n_queries, n_systems) for several — or a :class:`BaselineStore` holding ``ndcg@k``, aligned
-    by ``query_ids`` (the set's query ids, in its order). Every value must be a finite NDCG in
+    (n_queries, n_systems) for several — or a :class:`BaselineStore` holding ``measure``, aligned
+    by ``query_ids`` (the set's query ids, in its order). Every value must be finite and in
     [0, 1]; ``several=False`` refuses more than one system. ``owner``, ``parameter`` and
     ``the_set`` name the caller, its parameter and the set in the messages.
     """
+    spec = registry.parse(measure)
+    label = spec.label
     if value is None:
-        raise ValueError(f"{owner} needs {parameter}=: per-query baseline NDCG@{k} of {the_set}'s "
+        raise ValueError(f"{owner} needs {parameter}=: per-query baseline {label} of {the_set}'s "
                          "queries (an array in the Dataset's query order, or a BaselineStore with "
                          "query_ids=)")
     if isinstance(value, FeatureBaseline):
@@ -359,7 +370,7 @@ def aligned_baselines(value: Any, n_queries: int, *, query_ids: ArrayLike | None
         if query_ids is None:
             raise ValueError(f"{owner}: a BaselineStore needs query_ids= (the queries' ids, in the "
                              "Dataset's query order)")
-        value.require_measure("ndcg", k)
+        value.require_measure(measure)
         matrix = value.align(query_ids)
     else:
         matrix = np.asarray(value, dtype=np.float64)
@@ -379,8 +390,8 @@ def aligned_baselines(value: Any, n_queries: int, *, query_ids: ArrayLike | None
                  else f"query index {q}")
         wrong = float(matrix[q][bad[q]][0])
         hint = " (a percentage instead of a fraction?)" if 1 < wrong <= 100 else ""
-        raise ValueError(f"{owner}: the baseline NDCG@{k} of {where} is {wrong}; expected a "
-                         f"finite NDCG in [0, 1]{hint}")
+        raise ValueError(f"{owner}: the baseline {label} of {where} is {wrong}; expected a "
+                         f"finite {spec.measure.label or spec.measure.name} in [0, 1]{hint}")
     return matrix
 
 

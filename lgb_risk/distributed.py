@@ -224,8 +224,8 @@ class _ObjectiveShard:
         self.queries = queries
         self.n_queries = n_queries
 
-    def gather(self, model_ndcg, initial):
-        return self.collective.allgather("the training NDCG", model_ndcg, initial)
+    def gather(self, model_values, initial):
+        return self.collective.allgather("the training NDCG", model_values, initial)
 
 
 class _FevalShard:

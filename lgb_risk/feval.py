@@ -182,8 +182,10 @@ def ndcg_feval(k: int | None = 10, *, convention: ConventionLike | None = None,
 
 def risk_feval(baselines: Any, *, query_ids: ArrayLike | None = None, measure: str = "urisk",
                alpha: float = 1.0, k: int | None = 10, convention: ConventionLike | None = None,
-               label_gain: str | ArrayLike | None = None) -> Callable[..., tuple[str, float, bool]]:
-    """``feval`` giving a risk measure of the model's NDCG@k against the set's baselines.
+               label_gain: str | ArrayLike | None = None,
+               effectiveness: str | None = None) -> Callable[..., tuple[str, float, bool]]:
+    """``feval`` giving a risk measure of the model's NDCG@k (or ``effectiveness``) against the
+    set's baselines.
 
     Parameters
     ----------
@@ -208,13 +210,17 @@ def risk_feval(baselines: Any, *, query_ids: ArrayLike | None = None, measure: s
         relevant document counts 0 unless the convention says otherwise.
     label_gain : optional
         As LightGBM's parameter; overrides the convention's gain.
+    effectiveness : str, optional
+        The measure the model and the baselines are compared in, from
+        :mod:`lgb_risk.measures` (``"err@20"``, ``"ap@100"``), in place of NDCG@k (then ``k``
+        is not used); a BaselineStore must hold it.
 
     Returns
     -------
     callable
         ``(preds, eval_data)`` or ``(y_true, y_pred, weight, group)`` → ``(name, value, True)``,
         name like ``"urisk@10[a=5, default]"`` (the measure, α and the convention of the
-        model's NDCG@k).
+        model's NDCG@k), or ``"urisk(ERR@20)[a=5, default]"`` with ``effectiveness``.
 
     Examples
     --------
@@ -235,7 +241,7 @@ def risk_feval(baselines: Any, *, query_ids: ArrayLike | None = None, measure: s
                         "risk_feval(store, query_ids=ids) (by Dataset: "
                         "risk_feval({valid: store}, query_ids={valid: ids})), not a "
                         "(store, ids) pair")
-    ndcg_at_k = registry.parse(f"ndcg@{k}")
+    compared = registry.parse(effectiveness if effectiveness is not None else f"ndcg@{k}")
     aligned = {}
 
     def baselines_of(dataset, n_queries):
@@ -252,20 +258,22 @@ def risk_feval(baselines: Any, *, query_ids: ArrayLike | None = None, measure: s
         if key not in aligned:
             ids = query_ids if key is None or query_ids is None else query_ids.get(key)
             aligned[key] = aligned_baselines(baselines if key is None else baselines[key],
-                                             n_queries, query_ids=ids, k=k,
+                                             n_queries, query_ids=ids,
+                                             measure=compared.text,
                                              owner=f"risk_feval({measure})",
                                              the_set="the evaluated set")
         return aligned[key]
 
     def per_query(labels, preds, group):
-        return ndcg_at_k.compute(Judged(labels, preds, group), convention, label_gain=label_gain)
+        return compared.compute(Judged(labels, preds, group), convention, label_gain=label_gain)
 
     def aggregate(model, dataset):
         value = float(against(model[None, :], baselines_of(dataset, model.size).T, alpha)[0])
         return 0.0 if np.isnan(value) else value  # TRisk where undefined (every x_q equal)
 
-    conv = ndcg_at_k.convention(convention, label_gain=label_gain)
+    conv = compared.convention(convention, label_gain=label_gain)
     overrides = {"label_gain": label_gain}
-    return _Feval(f"{measure}@{k}[a={alpha:g}, {_convention_label(conv, overrides)}]",
+    name = f"{measure}@{k}" if effectiveness is None else f"{measure}({compared.label})"
+    return _Feval(f"{name}[a={alpha:g}, {_convention_label(conv, overrides)}]",
                   per_query, aggregate,
                   by_dataset=isinstance(baselines, Mapping))

@@ -68,7 +68,9 @@ class Judged(NamedTuple):
     ``pool_labels``/``pool_group``, when given, are all judged grades of each query (a TREC qrels
     file judges documents a run lacks): the ideal DCG and R_q come from them; ``pool_sorted``
     says they are already in descending order within each query. ``max_label`` is the
-    collection's highest grade, ERR's unless the measure sets its own. ``judged`` flags the
+    collection's highest grade, ERR's unless the measure sets its own; None: the highest grade
+    of the labels given (the pool's where there is one), at least 1 — as the objectives take
+    it from their training labels. ``judged`` flags the
     listed documents the judgments cover (bpref leaves the others out; their ``labels`` are 0),
     and ``pool_unjudged`` counts per query the pool's entries (grade 0) that are no judgment (a
     TREC qrels' negative grades).
@@ -79,7 +81,7 @@ class Judged(NamedTuple):
     group: np.ndarray
     pool_labels: np.ndarray | None = None
     pool_group: np.ndarray | None = None
-    max_label: int = 4
+    max_label: int | None = None
     pool_sorted: bool = False
     judged: np.ndarray | None = None  # per listed document: judged (None: all are)
     pool_unjudged: np.ndarray | None = None  # per query: pool entries that are no judgment
@@ -249,6 +251,9 @@ def _dcg(j, k, conv):
 
 def _err(j, k, conv, *, max_label):
     top = j.max_label if max_label is None else max_label
+    if top is None:
+        labels, _ = j._pool()
+        top = max(1, int(np.max(labels, initial=0)))
     if j.pool_labels is not None and np.any(np.asarray(j.pool_labels) > top):
         raise ValueError(f"a judged grade exceeds max_label={top} of ERR; pass the "
                          "collection's highest grade")

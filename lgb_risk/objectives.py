@@ -16,7 +16,9 @@ gradient and hessian.
 A risk-sensitive objective multiplies each pair's λ and hessian by a risk multiplier m ≥ 0
 derived from a risk function F of the query's effectiveness M = NDCG@k of the current ranking:
 m = (F(M + ΔM) − F(M)) / ΔM, ΔM the signed change of NDCG@k if the pair were swapped ([GEO] §6,
-Eq. 9's ΔM'). The normaliser log2(1 + Σ)/Σ is taken from LambdaMART's own Σ, without the
+Eq. 9's ΔM'). With ``measure="err@k"`` the target is ERR@k instead (Chapelle et al. 2009), as in
+RankLib's LambdaMART: ΔNDCG_ho is replaced by the exact change of ERR@k if h and o swapped, and
+M, M_b and ΔM are ERR@k. The normaliser log2(1 + Σ)/Σ is taken from LambdaMART's own Σ, without the
 multipliers (``norm_includes_risk=False``), so that a query's emphasis reaches the trees; with
 α = 0, U-CRO, T-SARO, T-FARO and T*-FARO give LambdaMART's gradients bit for bit.
 
@@ -67,10 +69,16 @@ import numpy as np
 
 from lgb_risk import _lambda_kernel as kernel
 from lgb_risk import _xgboost, metrics, risk
+from lgb_risk import measures as registry
 from lgb_risk._distributions import normal_cdf
 from lgb_risk._interrupt import interruptible
 from lgb_risk._parameters import declared, documented, parameter, validate
-from lgb_risk._ranking import dcg_at_k_of_order, rank_by_score, rerank_by_score
+from lgb_risk._ranking import (
+    dcg_at_k_of_order,
+    err_at_k_of_order,
+    rank_by_score,
+    rerank_by_score,
+)
 from lgb_risk._segments import offsets_from_group
 from lgb_risk._shards import ObjectiveShard
 from lgb_risk._validation import (
@@ -89,6 +97,9 @@ if TYPE_CHECKING:
 __all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OBJECTIVES",
            "make_objective", "check_parameter"]
 
+#: The measures an objective can take as its target (``measure=``): those whose exact change
+#: when two documents swap the pair kernel computes.
+TARGET_MEASURES = ("ndcg", "err")
 #: The definitions of the per-query risk score TR_q that T-SARO, T-FARO and T*-FARO offer.
 TR_DEFINITIONS = ("x_over_sx", "delta_over_se", "jforests")
 _SIGMOID_BINS = 1 << 20
@@ -98,6 +109,28 @@ _DEFAULT_LABEL_GAIN = np.array([float((1 << i) - 1) for i in range(31)])  # Ligh
 def _check_positive(value: Any, name: str) -> None:
     if isinstance(value, bool) or not (isinstance(value, (int, float)) and value > 0):
         raise ValueError(f"{name} must be a number > 0, got {value!r}")
+
+
+def _check_measure(value: Any, name: str) -> None:
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a measure such as 'ndcg@10' or 'err@20', got {value!r}")
+    spec = registry.parse(value)
+    if spec.measure.name not in TARGET_MEASURES or spec.k is None:
+        raise ValueError(
+            f"{name}={value!r}: an objective's target is ndcg@k or err@k (with its cut-off), the "
+            "measures whose exact change when two documents swap the pair kernel computes")
+    if spec.params:
+        raise ValueError(
+            f"{name}={value!r}: the target takes no convention choices; its NDCG uses the "
+            "objective's label_gain and LightGBM's 1/log2(p + 2) discount, its ERR the grades "
+            "(2^l - 1)/2^l_max (set l_max as err(max_label=...)@k)")
+
+
+def _check_cutoff(value: Any, name: str) -> None:
+    if value is not None:
+        check_whole_number(value, name)
 
 
 def _check_alpha(value: Any, name: str) -> None:
@@ -204,6 +237,17 @@ class LambdaMART:
         False, kind="bool", check=check_flag,
         doc="Evaluate ρ exactly instead of through LightGBM's lookup table (then models drift "
             "from native ones after a few trees; faithful mode is the default).")
+    measure: str | None = parameter(
+        None, kind='str, optional', check=_check_measure, show_default=False,
+        doc="The target measure, ``\"ndcg@k\"`` or ``\"err@k\"`` (``\"err(max_label=4)@20\"``). "
+            "NDCG (the default): each pair weighs LightGBM's ΔNDCG, the change of NDCG if its "
+            "documents swapped with IDCG and the pairs taken at ``lambdarank_truncation_level`` "
+            "(native ``lambdarank``); a risk objective measures its risk with NDCG@k, k the "
+            "measure's cut-off or ``k``. ERR@k (Chapelle et al. 2009): each pair weighs the "
+            "exact change of ERR@k if its documents swapped, as RankLib's LambdaMART does, and "
+            "a risk objective measures the model and the baselines with ERR@k; "
+            "R(l) = (2^l − 1)/2^l_max with l_max the measure's ``max_label``, or else the "
+            "highest label of the training set.")
 
     def __post_init__(self) -> None:
         self._setup_cache: _Setup | None = None
@@ -329,18 +373,64 @@ class LambdaMART:
 
     def _iteration_state(self, scores, order, setup):
         """This iteration's risk state for the training set's queries. On a shard of a
-        distributed training set (:mod:`lgb_risk.distributed`), the per-query NDCG@k and the
-        initial-predictions flag of every shard are gathered first, the state is computed over
-        all training queries by the same code as on one machine, and this shard's queries are
-        kept."""
-        if not self._risk_cutoff():
+        distributed training set (:mod:`lgb_risk.distributed`), the per-query values of the
+        target measure and the initial-predictions flag of every shard are gathered first, the
+        state is computed over all training queries by the same code as on one machine, and
+        this shard's queries are kept."""
+        if self.baseline_parameter is None:
             return kernel.NoRisk()
-        model_ndcg, initial = self._model_ndcg(order, setup), self._predictions_initial(scores)
+        model_values = self._model_values(order, setup)
+        initial = self._predictions_initial(scores)
         shard = self.shard
         if shard is None:
-            return self.risk_state(model_ndcg, initial)
-        model_ndcg, initial = shard.gather(model_ndcg, initial)
-        return kernel.for_queries(self.risk_state(model_ndcg, initial), shard.queries)
+            return self.risk_state(model_values, initial)
+        model_values, initial = shard.gather(model_values, initial)
+        return kernel.for_queries(self.risk_state(model_values, initial), shard.queries)
+
+    def _model_values(self, order, setup) -> np.ndarray:
+        """The target measure of the current ranking of every training query: NDCG@k (0 where
+        IDCG@k = 0) or ERR@k."""
+        const = setup.constants
+        if const.target_err:
+            return err_at_k_of_order(order, setup.offsets, setup.labels,
+                                     const.stop_probability, const.risk_k)
+        dcg = dcg_at_k_of_order(order, setup.offsets, setup.labels, const.gain_table,
+                                const.discounts, const.risk_k)
+        return dcg * const.inv_ideal_dcg_at_k
+
+    def target(self) -> registry.MeasureSpec | None:
+        """The target measure as parsed (:mod:`lgb_risk.measures`); None for LambdaMART's
+        default, LightGBM's ΔNDCG with no cut-off of its own."""
+        return None if self.measure is None else registry.parse(self.measure)
+
+    def target_values(self, scores: ArrayLike, labels: ArrayLike,
+                      group: ArrayLike) -> np.ndarray:
+        """The target measure of every query ranked by ``scores`` (ties in input order), as the
+        objective measures its model — the values a baseline array must hold.
+
+        >>> UCRO(measure="err@2", baseline=[0.5]).target_values([0.9, 0.1], [2, 0], [2])
+        array([0.75])
+        """
+        spec = self.target() or registry.parse("ndcg@10")
+        assert spec.k is not None  # a target has its cut-off (checked with the parameter)
+        if spec.measure.name == "err":
+            return metrics.err(labels, scores, group, spec.k, ties="stable",
+                               max_label=self._max_label(check_labels(labels), spec))
+        gains = (_DEFAULT_LABEL_GAIN if self.label_gain is None
+                 else np.asarray(self.label_gain, dtype=np.float64))
+        return metrics.ndcg(labels, scores, group, spec.k, ties="stable", label_gain=gains)
+
+    @staticmethod
+    def _max_label(labels: np.ndarray, spec: registry.MeasureSpec) -> int:
+        """ERR's l_max: the measure's ``max_label``, else the highest label (at least 1)."""
+        given = spec.parameter_values()["max_label"]
+        if given is None:
+            return max(1, int(labels.max(initial=0)))
+        over = np.flatnonzero(labels > given)
+        if over.size:
+            raise ValueError(f"label {int(labels[over[0]])} of document {int(over[0])} exceeds "
+                             f"max_label={given} of the target {spec.label}")
+        return int(given)
 
     # -- parameters, setup and risk state ------------------------------------------------------
 
@@ -370,29 +460,42 @@ class LambdaMART:
                 raise ValueError(f"weight of document {int(bad[0])} is {float(w[bad[0]])} "
                                  f"({bad.size} bad in all); weights must be finite and >= 0")
         table, low, high, factor = _sigmoid_table(float(self.sigmoid))
-        k = self._risk_cutoff()
+        target = self.target()
+        k = 0 if target is None or target.k is None else int(target.k)
+        offsets = offsets_from_group(g)
+        if target is not None and target.measure.name == "err":
+            # R(l) of every label of the gain table (labels above l_max are refused here)
+            top = self._max_label(y, target)
+            stop = np.minimum(np.ldexp(1.0, np.arange(gain_table.size)) - 1.0,
+                              np.ldexp(1.0, top) - 1.0) / np.ldexp(1.0, top)
+            inv_continue = 1.0 / (1.0 - stop)
+            # a query without a document of R > 0 has no pair that changes ERR: skipped
+            has_relevant = np.maximum.reduceat(y, offsets[:-1]) > 0 if y.size else y > 0
+            inv_max_dcg = has_relevant.astype(np.float64)
+            inv_ideal_at_k = np.zeros(g.size)
+        else:
+            stop = inv_continue = np.zeros(0)
+            inv_max_dcg = _inverse(metrics.ideal_dcg(y, g, int(self.lambdarank_truncation_level),
+                                                     label_gain=gain_table))
+            inv_ideal_at_k = (_inverse(metrics.ideal_dcg(y, g, k, label_gain=gain_table))
+                              if k else np.zeros(g.size))
         constants = kernel.LambdaConstants(
             gain_table=gain_table, discounts=metrics._discounts(int(g.max())),
-            inv_max_dcg=_inverse(metrics.ideal_dcg(y, g, int(self.lambdarank_truncation_level),
-                                                   label_gain=gain_table)),
+            inv_max_dcg=inv_max_dcg,
             sigmoid=float(self.sigmoid), truncation=int(self.lambdarank_truncation_level),
             norm=bool(self.lambdarank_norm), norm_includes_risk=self._norm_includes_risk(),
             exact_sigmoid=bool(self.exact_sigmoid), sigmoid_table=table, sigmoid_low=low,
             sigmoid_high=high, sigmoid_factor=factor, risk_k=k,
-            inv_ideal_dcg_at_k=(_inverse(metrics.ideal_dcg(y, g, k, label_gain=gain_table))
-                                if k else np.zeros(g.size)))
+            inv_ideal_dcg_at_k=inv_ideal_at_k, target_err=stop.size > 0,
+            stop_probability=stop, inv_continue=inv_continue)
         setup = _Setup(
-            labels=y, group=g, offsets=offsets_from_group(g), weights=w, constants=constants,
+            labels=y, group=g, offsets=offsets, weights=w, constants=constants,
             given=tuple(None if v is None else np.array(v, copy=True)
                         for v in (labels, group, weight)),
         )
         self._prepare_risk(setup)
         self._setup_cache = setup
         return setup
-
-    def _risk_cutoff(self) -> int:
-        """k of the risk state's NDCG@k (0: no risk state)."""
-        return 0
 
     def _norm_includes_risk(self) -> bool:
         return False
@@ -404,14 +507,15 @@ class LambdaMART:
         """Whether these are the initial predictions of a training run (T-SARO's s_x rule)."""
         return False
 
-    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> kernel.RiskState:
+    def risk_state(self, model_values: np.ndarray, initial: bool) -> kernel.RiskState:
         """The risk state of this iteration: the hook a new objective implements.
 
         Parameters
         ----------
-        model_ndcg : ndarray (n_queries,)
-            The current model's NDCG@k of every training query, in the Dataset's order (0 where
-            IDCG@k = 0); over all training queries also on a rank of a distributed training.
+        model_values : ndarray (n_queries,)
+            The current model's value of the target measure (NDCG@k, 0 where IDCG@k = 0, or
+            ERR@k) on every training query, in the Dataset's order; over all training queries
+            also on a rank of a distributed training.
         initial : bool
             Whether the predictions are still the initial ones (T-SARO's s_x rule).
 
@@ -432,8 +536,11 @@ class _RiskSensitive(LambdaMART):
 
     alpha: float = parameter(1.0, kind="float >= 0", check=_check_alpha,
                              doc="Risk sensitivity α: a loss against the baseline weighs 1 + α.")
-    k: int = parameter(10, kind="int >= 1", check=check_whole_number,
-                       doc="Cut-off of the NDCG@k that the risk state is measured with.")
+    k: int | None = parameter(
+        None, kind="int >= 1, optional", check=_check_cutoff, show_default=False,
+        doc="Cut-off of the NDCG@k that the risk state is measured with (default 10), when "
+            "``measure`` is not given; with ``measure``, leave it unset or give the measure's "
+            "own cut-off.")
     query_ids: Any = parameter(
         None, kind="array-like, optional", repr=False, show_default=False,
         doc="Training query ids in the Dataset's order, to align a BaselineStore.")
@@ -443,8 +550,18 @@ class _RiskSensitive(LambdaMART):
             "multiplied pairs (this library's former placement, which cancels most of the "
             "emphasis) instead of from LambdaMART's own Σ (default).")
 
-    def _risk_cutoff(self) -> int:
-        return int(self.k)
+    def validate_params(self) -> None:
+        super().validate_params()
+        if self.measure is not None and self.k is not None:
+            measure_k = registry.parse(self.measure).k
+            if measure_k != self.k:
+                raise ValueError(f"k={self.k} contradicts measure={self.measure!r}: give the "
+                                 "cut-off once, in the measure")
+
+    def target(self) -> registry.MeasureSpec:
+        """The target measure as parsed: ``measure``, else NDCG@k."""
+        return registry.parse(self.measure if self.measure is not None
+                              else f"ndcg@{10 if self.k is None else int(self.k)}")
 
     def _norm_includes_risk(self) -> bool:
         return bool(self.norm_includes_risk)
@@ -454,19 +571,12 @@ class _RiskSensitive(LambdaMART):
         self._baseline = self._baseline_matrix(setup.group.size if shard is None
                                                else shard.n_queries)
 
-    def _model_ndcg(self, order, setup) -> np.ndarray:
-        """NDCG@k of the current ranking of every training query (0 where IDCG@k = 0)."""
-        const = setup.constants
-        dcg = dcg_at_k_of_order(order, setup.offsets, setup.labels, const.gain_table,
-                                const.discounts, int(self.k))
-        return dcg * const.inv_ideal_dcg_at_k
-
     def _baseline_matrix(self, n_queries: int) -> np.ndarray:
         """Baseline effectiveness aligned to the training queries: (n_queries, n_systems)."""
         given = self.baseline_parameter
         assert given is not None  # a risk-sensitive objective names its baseline parameter
         return aligned_baselines(getattr(self, given), n_queries, query_ids=self.query_ids,
-                                 k=int(self.k), several=given == "baselines",
+                                 measure=self.target().label, several=given == "baselines",
                                  owner=type(self).__name__, parameter=given,
                                  the_set="the training set")
 
@@ -479,7 +589,8 @@ class _OneBaseline(_RiskSensitive):
     baseline: Any = parameter(
         None, kind="array-like (n_queries,), BaselineStore or FeatureBaseline", repr=False,
         show_default=False,
-        doc="Baseline NDCG@k of each training query, in the Dataset's query order; or a store "
+        doc="Baseline value of the target measure (NDCG@k by default) on each training query, "
+            "in the Dataset's query order; or a store "
             "with one baseline plus ``query_ids``; or, for XGBoost, a feature column of the "
             "rows (:class:`~lgb_risk.baselines.FeatureBaseline`).")
 
@@ -492,7 +603,8 @@ class _SeveralBaselines(_RiskSensitive):
     baselines: Any = parameter(
         None, kind="array-like (n_queries, n_systems), BaselineStore or FeatureBaseline",
         repr=False, show_default=False,
-        doc="Baseline NDCG@k of each training query (rows in the Dataset's query order), or a "
+        doc="Baselines' values of the target measure (NDCG@k by default) on each training "
+            "query (rows in the Dataset's query order), or a "
             "store plus ``query_ids``; or, for XGBoost, feature columns of the rows "
             "(:class:`~lgb_risk.baselines.FeatureBaseline`).")
 
@@ -617,9 +729,9 @@ class UCRO(_OneBaseline):
     paper_name = "U-CRO"
     risk_measure = "urisk"
 
-    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> kernel.RiskState:
-        return kernel.CrossingRisk(alpha=np.full(model_ndcg.size, float(self.alpha)),
-                                   model_ndcg=model_ndcg, baseline_ndcg=self._baseline[:, 0])
+    def risk_state(self, model_values: np.ndarray, initial: bool) -> kernel.RiskState:
+        return kernel.CrossingRisk(alpha=np.full(model_values.size, float(self.alpha)),
+                                   model_values=model_values, baseline_values=self._baseline[:, 0])
 
 
 @documented
@@ -664,10 +776,10 @@ class TSARO(_AdaptiveAlpha, _OneBaseline):
     paper_name = "T-SARO"
     risk_measure = "trisk"
 
-    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> kernel.RiskState:
+    def risk_state(self, model_values: np.ndarray, initial: bool) -> kernel.RiskState:
         baseline = self._baseline[:, 0]
-        return kernel.CrossingRisk(alpha=self._alpha_prime(model_ndcg, baseline, initial),
-                                   model_ndcg=model_ndcg, baseline_ndcg=baseline)
+        return kernel.CrossingRisk(alpha=self._alpha_prime(model_values, baseline, initial),
+                                   model_values=model_values, baseline_values=baseline)
 
 
 @documented
@@ -704,8 +816,8 @@ class TFARO(TSARO):
 
     paper_name = "T-FARO"
 
-    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> kernel.RiskState:
-        return kernel.FlatRisk(alpha=self._alpha_prime(model_ndcg, self._baseline[:, 0],
+    def risk_state(self, model_values: np.ndarray, initial: bool) -> kernel.RiskState:
+        return kernel.FlatRisk(alpha=self._alpha_prime(model_values, self._baseline[:, 0],
                                                        initial))
 
 
@@ -803,16 +915,16 @@ class GeoRisk(_SeveralBaselines):
         doc="How a pair's ΔGeoRisk is computed: the paper's local update (``\"local\"``) or "
             'recomputed over all queries (``"exact"``, O(c) per pair: for tests and small data).')
 
-    def risk_state(self, model_ndcg: np.ndarray, initial: bool) -> kernel.RiskState:
+    def risk_state(self, model_values: np.ndarray, initial: bool) -> kernel.RiskState:
         alpha = float(self.alpha)
-        matrix = np.vstack([model_ndcg, self._baseline.T])  # systems × queries, model first
+        matrix = np.vstack([model_values, self._baseline.T])  # systems × queries, model first
         z = risk.zscores(matrix)[0]
         weighted_z = risk.downside_weighted(z, alpha)
         state = kernel.GeoRiskState(
-            model_ndcg=model_ndcg, column_totals=matrix.sum(axis=0), weighted_z=weighted_z,
-            georisk_now=np.zeros(0), model_total=float(model_ndcg.sum()),
+            model_values=model_values, column_totals=matrix.sum(axis=0), weighted_z=weighted_z,
+            georisk_now=np.zeros(0), model_total=float(model_values.sum()),
             grand_total=float(matrix.sum()), zrisk=float(weighted_z.sum()),
-            n_queries=float(model_ndcg.size), alpha=alpha, scale=1.0, exact=self.delta == "exact")
+            n_queries=float(model_values.size), alpha=alpha, scale=1.0, exact=self.delta == "exact")
         georisk_now, gains = kernel.georisk_marginal_gains(state)
         defined = gains[~np.isnan(gains)]  # NaN where e_q = 0: the slope is infinite there
         scale = float(np.maximum(defined, 0.0).mean()) if defined.size else 0.0
@@ -838,13 +950,15 @@ def check_parameter(name: str, value: Any) -> Any:
     raise ValueError(f"no objective declares a parameter {name!r}")
 
 
-def make_objective(name: str, *, alpha: float = 0.0, k: int = 10, baseline: Any = None,
-                   query_ids: ArrayLike | None = None, **params: Any) -> LambdaMART:
+def make_objective(name: str, *, alpha: float = 0.0, k: int | None = None, baseline: Any = None,
+                   query_ids: ArrayLike | None = None, measure: str | None = None,
+                   **params: Any) -> LambdaMART:
     """The objective of :data:`OBJECTIVES` named ``name`` at risk sensitivity ``alpha`` against
     ``baseline``, given as the class takes it (``baseline=`` of U-CRO, T-SARO and T-FARO,
     ``baselines=`` of T*-FARO and GeoRisk: an array in the training set's query order, or a
-    ``BaselineStore`` with ``query_ids``); ``params`` are its other parameters. LambdaMART
-    takes no α, k or baseline. The one place the experiment runner and :class:`RiskRanker`
+    ``BaselineStore`` with ``query_ids``), toward the target ``measure`` (default NDCG@k,
+    k = 10 when not given); ``params`` are its other parameters. LambdaMART takes no α, k or
+    baseline. The one place the experiment runner and :class:`RiskRanker`
     build an objective from a name.
 
     >>> objective = make_objective("UCRO", alpha=5, baseline=[0.5, 0.2])
@@ -855,6 +969,6 @@ def make_objective(name: str, *, alpha: float = 0.0, k: int = 10, baseline: Any 
         raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {name!r}")
     cls = OBJECTIVES[name]
     if cls.baseline_parameter is None:
-        return cls(**params)
-    return cls(alpha=alpha, k=k, query_ids=query_ids, **{cls.baseline_parameter: baseline},
-               **params)
+        return cls(measure=measure, **params)
+    return cls(alpha=alpha, k=k, query_ids=query_ids, measure=measure,
+               **{cls.baseline_parameter: baseline}, **params)

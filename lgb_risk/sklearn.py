@@ -26,7 +26,6 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _num_samples, validate_data
 
 from lgb_risk import measures as registry
-from lgb_risk import metrics
 from lgb_risk._validation import (
     check_group,
     check_labels,
@@ -166,8 +165,13 @@ class RiskRanker(BaseEstimator):
         ``"GeoRisk"`` (one or several).
     alpha : float, default 1.0
         Risk sensitivity α >= 0: a loss against the baseline weighs 1 + α.
-    k : int, default 10
-        The cut-off of the NDCG@k the risk state and the baselines are measured with.
+    k : int, optional
+        The cut-off of the NDCG@k the risk state and the baselines are measured with (default
+        10), when ``measure`` is not given.
+    measure : str, optional
+        The objective's target measure, ``"ndcg@k"`` (the default, k = ``k``) or ``"err@k"``
+        (see :class:`~lgb_risk.objectives.LambdaMART`): the baselines, the risk state, the
+        evaluation sets' per-round measure and a risk ``score_measure`` all use it.
     objective_params : dict, optional
         The objective's other parameters (``sigmoid``, ``se_update``, ``tr_definition``,
         ``delta``, ...), as its class declares them.
@@ -237,6 +241,7 @@ class RiskRanker(BaseEstimator):
         "objective": [str],
         "alpha": "no_validation",
         "k": "no_validation",
+        "measure": "no_validation",
         "objective_params": [dict, None],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
@@ -252,7 +257,8 @@ class RiskRanker(BaseEstimator):
         "score_alpha": "no_validation",
     }
 
-    def __init__(self, objective: str = "LambdaMART", alpha: float = 1.0, k: int = 10, *,
+    def __init__(self, objective: str = "LambdaMART", alpha: float = 1.0,
+                 k: int | None = None, measure: str | None = None, *,
                  objective_params: dict | None = None, n_estimators: int = 100,
                  learning_rate: float = 0.1, num_leaves: int = 31, min_child_samples: int = 20,
                  lgbm_params: dict | None = None, random_state: int | None = None,
@@ -262,6 +268,7 @@ class RiskRanker(BaseEstimator):
         self.objective = objective
         self.alpha = alpha
         self.k = k
+        self.measure = measure
         self.objective_params = objective_params
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -314,7 +321,7 @@ class RiskRanker(BaseEstimator):
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
                              f"{self.objective!r}")
         cls = OBJECTIVES[self.objective]
-        k = int(check_parameter("k", self.k))
+        target = self._target()
         alpha = float(check_parameter("alpha", self.alpha))
         self._score_target()  # a wrong score_measure is refused before training
         if qid is not None and _in_unrouted_model_selection():
@@ -336,9 +343,10 @@ class RiskRanker(BaseEstimator):
         values = None
         if cls.baseline_parameter is not None:
             baseline = self._baseline_of_rows(baseline, features, "fit")
-            values = self._baseline_ndcg(baseline, labels, group, query_ids, k, "fit")
-        objective = make_objective(self.objective, alpha=alpha, k=k, baseline=values,
-                                   query_ids=query_ids, **dict(self.objective_params or {}))
+            values = self._baseline_values(baseline, labels, group, query_ids, target, "fit")
+        objective = make_objective(self.objective, alpha=alpha, baseline=values,
+                                   query_ids=query_ids, measure=target.text,
+                                   **dict(self.objective_params or {}))
         objective.validate_params()
         params = self._lightgbm_params(objective)
         train_set = lgb.Dataset(features, labels, group=group, params={"verbose": -1})
@@ -351,10 +359,11 @@ class RiskRanker(BaseEstimator):
                                  "fit")
             callbacks.append(lgb.early_stopping(self.early_stopping_rounds,
                                                 first_metric_only=True, verbose=False))
-        from lgb_risk.feval import ndcg_feval
+        from lgb_risk.feval import metric_feval
 
         self.booster_ = lgb.train(params, train_set, num_boost_round=self.n_estimators,
-                                  valid_sets=valid_sets, feval=ndcg_feval(k) if valid_sets
+                                  valid_sets=valid_sets,
+                                  feval=metric_feval(target.text) if valid_sets
                                   else None, callbacks=callbacks)
         self.best_iteration_ = (self.booster_.best_iteration or
                                 self.booster_.current_iteration())
@@ -462,13 +471,31 @@ class RiskRanker(BaseEstimator):
                              "rows")
         return features, query_ids, group
 
+    def _target(self) -> registry.MeasureSpec:
+        """The target measure: ``measure``, else NDCG@k; each checked as the objectives declare
+        them, and ``k`` beside a measure only as the measure's own cut-off."""
+        from lgb_risk.objectives import check_parameter
+
+        if self.k is not None:
+            check_parameter("k", self.k)
+        if self.measure is None:
+            return registry.parse(f"ndcg@{10 if self.k is None else int(self.k)}")
+        spec = registry.parse(check_parameter("measure", self.measure))
+        if self.k is not None and spec.k != self.k:
+            raise ValueError(f"k={self.k} contradicts measure={self.measure!r}: give the "
+                             "cut-off once, in the measure")
+        return spec
+
     @staticmethod
-    def _baseline_ndcg(baseline, labels, group, query_ids, k: int, method: str):
-        """Per-query NDCG@k of each baseline (n_queries, n_systems), or the store as given."""
+    def _baseline_values(baseline, labels, group, query_ids, target: registry.MeasureSpec,
+                         method: str):
+        """Per-query target measure of each baseline (n_queries, n_systems), or the store as
+        given."""
         if baseline is None:
             raise ValueError(f"RiskRanker.{method} needs baseline=: the baseline's score of "
                              "every row (n_samples,) or of several baselines (n_samples, "
-                             "n_systems), or a BaselineStore of their NDCG@k by query id")
+                             f"n_systems), or a BaselineStore of their {target.label} by query "
+                             "id")
         if isinstance(baseline, BaselineStore):
             return baseline
         try:
@@ -493,7 +520,7 @@ class RiskRanker(BaseEstimator):
             query = query_ids[np.searchsorted(np.cumsum(group), row, side="right")].item()
             raise ValueError(f"baseline score of row {row} (query {query!r}, system {system}) "
                              f"is {scores[row, system]}: baseline scores must be finite")
-        return np.column_stack([metrics.ndcg(labels, column, group, k)
+        return np.column_stack([target.compute(registry.Judged(labels, column, group))
                                 for column in scores.T])
 
     # -- predicting and scoring ------------------------------------------------------------
@@ -553,16 +580,14 @@ class RiskRanker(BaseEstimator):
         if weights is not None:
             raise ValueError(f"sample_weight weights queries in the mean of a measure; the risk "
                              f"measure {target!r} takes no weights")
-        from lgb_risk.objectives import check_parameter
-
-        k = int(check_parameter("k", self.k))
+        measured = self._target()
         features = validate_data(self, features, reset=False, **_ARRAYS)
         baseline = self._baseline_of_rows(baseline, features, "score")
-        base = self._baseline_ndcg(baseline, labels, sizes, query_ids, k, "score")
-        base = aligned_baselines(base, sizes.size, query_ids=query_ids, k=k,
+        base = self._baseline_values(baseline, labels, sizes, query_ids, measured, "score")
+        base = aligned_baselines(base, sizes.size, query_ids=query_ids, measure=measured.text,
                                  owner="RiskRanker.score", parameter="baseline",
                                  the_set="the scored rows")
-        model = metrics.ndcg(labels, scores, sizes, k)
+        model = measured.compute(registry.Judged(labels, scores, sizes))
         return float(RISK_MEASURES[target].against(model[None, :], base.T,
                                                    self.score_alpha)[0])
 

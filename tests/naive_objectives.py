@@ -42,12 +42,33 @@ def slope(F, m, dm, misordered):
     return (F(m + dm) - F(m)) / dm
 
 
+def err_swap_change(ranked, i, j, k, max_label):
+    """ERR@k of the ranked labels with positions i and j swapped, minus ERR@k as ranked: both
+    evaluated by the measure's definition (tests/naive.py), nothing derived."""
+    swapped = list(ranked)
+    swapped[i], swapped[j] = swapped[j], swapped[i]
+    in_order = [-p for p in range(len(ranked))]  # scores that keep the list as it is
+    return (naive.err(swapped, in_order, k, max_label)
+            - naive.err(list(ranked), in_order, k, max_label))
+
+
+def err_context(labels, scores, group, k, max_label):
+    """Per query: ERR@k of the current ranking, and its labels in ranked order."""
+    model, ranked = [], []
+    for y, s in split_queries(labels, scores, group):
+        model.append(naive.err(y, s, k, max_label))
+        ranked.append(ranked_positions_labels(y, s))
+    return model, ranked
+
+
 def lambdamart(labels, scores, group, multiplier=None, sigmoid=1.0, T=30, norm=True,
-               weights=None, norm_includes_risk=False):
+               weights=None, norm_includes_risk=False, change=None):
     """Gradients and hessians; ``multiplier(q, i, j, li, lj)`` gives a pair's m (default 1).
 
-    The query's normaliser log2(1 + Σ)/Σ sums the pairs without m, unless
-    ``norm_includes_risk`` (then with m)."""
+    A pair's weight is LightGBM's ΔNDCG, or ``abs(change(q, i, j))`` where ``change`` gives the
+    target measure's change if the documents at positions i and j swapped. The query's
+    normaliser log2(1 + Σ)/Σ sums the pairs without m, unless ``norm_includes_risk`` (then
+    with m)."""
     grad = [0.0] * len(labels)
     hess = [0.0] * len(labels)
     start = 0
@@ -68,8 +89,11 @@ def lambdamart(labels, scores, group, multiplier=None, sigmoid=1.0, T=30, norm=T
                 if labels[a] == labels[b]:
                     continue
                 hi_, lo_ = (a, b) if labels[a] > labels[b] else (b, a)
-                dndcg = (abs((2 ** labels[hi_] - 1) - (2 ** labels[lo_] - 1))
-                         * abs(disc(i) - disc(j)) / ideal)
+                if change is None:
+                    dndcg = (abs((2 ** labels[hi_] - 1) - (2 ** labels[lo_] - 1))
+                             * abs(disc(i) - disc(j)) / ideal)
+                else:
+                    dndcg = abs(change(q, i, j))
                 m = 1.0 if multiplier is None else multiplier(q, i, j, labels[a], labels[b])
                 ds = scores[hi_] - scores[lo_]
                 if norm and best != worst:
@@ -103,12 +127,14 @@ def risk_context(labels, scores, group, k):
     return model, idcg
 
 
-def crossing_multiplier(model, base, idcg, alpha_of_query, k):
-    """U-CRO / T-SARO: F(M) = M − M_b if M ≥ M_b else (1 + α_q)(M − M_b)."""
+def crossing_multiplier(model, base, idcg, alpha_of_query, k, change=None):
+    """U-CRO / T-SARO: F(M) = M − M_b if M ≥ M_b else (1 + α_q)(M − M_b); ΔM the change of
+    NDCG@k, or ``change(q, i, j)``."""
     def multiplier(q, i, j, li, lj):
         a = alpha_of_query[q]
         F = lambda m: (m - base[q]) if m >= base[q] else (1 + a) * (m - base[q])  # noqa: E731
-        return slope(F, model[q], delta_m(li, lj, i, j, k, idcg[q]), lj > li)
+        dm = delta_m(li, lj, i, j, k, idcg[q]) if change is None else change(q, i, j)
+        return slope(F, model[q], dm, lj > li)
     return multiplier
 
 
@@ -177,7 +203,7 @@ def georisk_exact(model, baselines, alpha):
     return after
 
 
-def georisk_multiplier(model, baselines, idcg, alpha, k, exact=False):
+def georisk_multiplier(model, baselines, idcg, alpha, k, exact=False, change=None):
     """GeoRisk's multiplier: the slope of F_q, clipped at 0, divided by the mean right-hand slope
     over the queries whose expected value e_q = S T_q / N is not 0; 1 on those where it is."""
     after = (georisk_exact if exact else georisk_local)(model, baselines, alpha)
@@ -191,7 +217,7 @@ def georisk_multiplier(model, baselines, idcg, alpha, k, exact=False):
     def multiplier(q, i, j, li, lj):
         if vanishes[q]:
             return 1.0
-        s = slope(lambda m: after(q, m - model[q]), model[q],
-                  delta_m(li, lj, i, j, k, idcg[q]), lj > li)
+        dm = delta_m(li, lj, i, j, k, idcg[q]) if change is None else change(q, i, j)
+        s = slope(lambda m: after(q, m - model[q]), model[q], dm, lj > li)
         return max(s, 0.0) / scale
     return multiplier

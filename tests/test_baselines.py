@@ -94,7 +94,7 @@ def test_objectives_take_a_store_with_query_ids():
     assert np.array_equal(direct[0], via_store[0])
     with pytest.raises(ValueError, match="needs query_ids="):
         UCRO(alpha=3, baseline=store).gradients(X[:, 1], labels, group)
-    with pytest.raises(ValueError, match="computed with ndcg@10, but ndcg@5 is needed"):
+    with pytest.raises(ValueError, match="computed with NDCG@10, but NDCG@5 is needed"):
         UCRO(alpha=3, k=5, baseline=store, query_ids=qids).gradients(X[:, 1], labels, group)
     two = store.merge(BaselineStore.from_feature(X, labels, group, qids, 2, "f2"))
     with pytest.raises(ValueError, match="takes one baseline, got 2"):

@@ -129,7 +129,8 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
      "lightgbm.lambdarank_norm: an objective parameter.*set it in \\[objective\\]"),
     ("[objective]\nnorm = false\n",
      "objective.norm: unknown key; allowed: sigmoid, lambdarank_truncation_level, "
-     "lambdarank_norm, exact_sigmoid, norm_includes_risk, se_update, tr_definition, delta"),
+     "lambdarank_norm, exact_sigmoid, measure, norm_includes_risk, se_update, tr_definition, "
+     "delta"),
     ("[objective]\nalpha = 3\n", "objective.alpha: unknown key"),
     ("[objective]\nse_update = 'once'\n[learners]\nLambdaMART = [0]\nTFARO = [1]\n",
      "se_update must be one of .* got 'once' \\(for TFARO\\)"),

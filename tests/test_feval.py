@@ -54,7 +54,7 @@ def test_risk_feval_refuses_an_unknown_set_and_bad_parameters():
         feval.risk_feval({}, alpha=-1)
     store = BaselineStore.from_table(
         pd.DataFrame({"query_id": range(15), "system": "b", "value": 0.5}), k=5)
-    with pytest.raises(ValueError, match="ndcg@5, but ndcg@10 is needed"):
+    with pytest.raises(ValueError, match="NDCG@5, but NDCG@10 is needed"):
         feval.risk_feval({one: store}, query_ids={one: range(15)})(preds, one)
     with pytest.raises(TypeError, match=r"risk_feval\(store, query_ids=ids\)"):
         feval.risk_feval({one: (store, range(15))})

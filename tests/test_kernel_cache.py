@@ -31,7 +31,7 @@ def scaled(state, q, delta_m, misordered):
 
 
 class ScaledUCRO(UCRO):
-    def risk_state(self, model_ndcg, initial):
+    def risk_state(self, model_values, initial):
         return Scaled()
 
 
@@ -87,7 +87,7 @@ def test_registering_again_in_the_same_process_replaces_the_multiplier():
         """Every pair weighted alike."""
 
     class ConstantUCRO(UCRO):
-        def risk_state(self, model_ndcg, initial):
+        def risk_state(self, model_values, initial):
             return Constant()
 
     rng = np.random.default_rng(0)
@@ -115,8 +115,8 @@ def test_a_multiplier_declared_per_query_gives_the_per_pair_results():
         factor: np.ndarray
 
     class ByQueryUCRO(UCRO):
-        def risk_state(self, model_ndcg, initial):
-            return ByQuery(factor=np.arange(1.0, model_ndcg.size + 1))
+        def risk_state(self, model_values, initial):
+            return ByQuery(factor=np.arange(1.0, model_values.size + 1))
 
     rng = np.random.default_rng(3)
     group = rng.integers(2, 40, 25)

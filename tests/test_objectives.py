@@ -543,8 +543,8 @@ class _ToyObjective(objectives._OneBaseline):
     paper_name = "Toy"
     weight: float = 0.5
 
-    def risk_state(self, model_ndcg, initial):
-        return _Halved(weight=np.full(model_ndcg.size, float(self.weight)))
+    def risk_state(self, model_values, initial):
+        return _Halved(weight=np.full(model_values.size, float(self.weight)))
 
 
 def test_a_toy_objective_takes_its_settings_from_the_configuration(monkeypatch):
