@@ -341,39 +341,29 @@ def _georisk_multiplier(state, q, delta_m, misordered):
 
 @nb.njit(cache=True)
 def _err_prefixes(lab, k, stop):
-    """For the first min(k, n) positions p of a ranked query: ``before[p]`` = Π_{s<p} (1 − R_s),
-    the probability that the user reaches p, and ``cumulative[p]`` = ERR@p, the sum of
-    R_s before[s] / (s + 1) over s < p (one more entry each, for p = min(k, n))."""
+    """For the first depth = min(k, n) positions p of a ranked query: ``weight[p]`` =
+    Π_{s<p} (1 − R_s) / (p + 1), the probability that the user reaches p over the rank, and
+    ``cumulative[p]`` = ERR@p, the sum of R_s weight[s] over s < p (one more entry, p = depth).
+
+    With them the change of ERR@k when the documents at positions i < j (i < k) swap is exact
+    in O(1) (:func:`_query_lambdas`): position i gets R_j; the positions strictly between i and
+    j (up to k) are reached with probability multiplied by (1 − R_j)/(1 − R_i); position j (if
+    < k) gets R_i, reached with that factor; the positions after j are reached as before:
+    ΔERR = (R_j − R_i) w_i + (R_i − R_j)/(1 − R_i) (C_min(j,depth) − C_{i+1})
+    + [j < depth] (R_i (1 − R_j)/(1 − R_i) − R_j) w_j.
+    """
     depth = min(k, lab.size)
-    before = np.empty(depth + 1)
+    weight = np.empty(depth + 1)
     cumulative = np.empty(depth + 1)
-    before[0] = 1.0
+    reach = 1.0
     cumulative[0] = 0.0
     for p in range(depth):
         r = stop[lab[p]]
-        cumulative[p + 1] = cumulative[p] + r * before[p] / (p + 1)
-        before[p + 1] = before[p] * (1.0 - r)
-    return before, cumulative
-
-
-@nb.njit(cache=True)
-def _err_swap_change(i, j, label_i, label_j, const, before, cumulative):
-    """ERR@k after swapping the documents at positions i < j (i < k) minus ERR@k now, exactly.
-
-    Positions above i keep their terms; position i gets R_j; the positions strictly between i
-    and j (up to k) are reached with probability multiplied by (1 − R_j)/(1 − R_i); position j
-    (if < k) gets R_i, reached with that factor; positions after j are reached as before.
-    """
-    stop = const.stop_probability
-    r_i = stop[label_i]
-    r_j = stop[label_j]
-    depth = before.size - 1
-    change = (r_j - r_i) * before[i] / (i + 1)
-    between = cumulative[min(j, depth)] - cumulative[i + 1]
-    change += (r_i - r_j) * const.inv_continue[label_i] * between
-    if j < depth:
-        change += (r_i * (1.0 - r_j) * const.inv_continue[label_i] - r_j) * before[j] / (j + 1)
-    return change
+        weight[p] = reach / (p + 1)
+        cumulative[p + 1] = cumulative[p] + r * weight[p]
+        reach *= 1.0 - r
+    weight[depth] = 0.0
+    return weight, cumulative
 
 
 @nb.njit(cache=True)
@@ -381,7 +371,7 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     """One query's λs and hessians by rank position: ``lab``/``sco`` are its labels and scores in
     ranked order; ``grad``/``hess`` (float32, zeroed) receive the sums in LightGBM's order.
     A pair's weight is LightGBM's ΔNDCG (IDCG at T), or with an ERR@k target the exact change
-    of ERR@k if the pair swapped (:func:`_err_swap_change`), which is then also the risk
+    of ERR@k if the pair swapped (:func:`_err_prefixes`), which is then also the risk
     multiplier's ΔM.
 
     Each document's float32 sums take their terms in LightGBM's order: the upper document i of
@@ -399,11 +389,14 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     inv_idcg_k = const.inv_ideal_dcg_at_k[q]
     target_err = const.target_err
     last = min(cnt - 1, const.truncation)
+    stop = const.stop_probability
     if target_err:  # a swap below k leaves ERR@k as it is: only pairs with i < k count
-        before, cumulative = _err_prefixes(lab, k, const.stop_probability)
-        last = min(last, before.size - 1)
+        reach_weight, cumulative = _err_prefixes(lab, k, stop)
+        depth = reach_weight.size - 1
+        last = min(last, depth)
     else:
-        before = cumulative = np.empty(0)
+        reach_weight = cumulative = np.empty(1)
+        depth = 0
     # A multiplier constant over the query is taken once; otherwise multipliers of pairs whose
     # lower document sits at or beyond k depend only on the upper position and the lower label
     # (ΔM = (g_j - g_i) D(i) / IDCG@k, or ERR@k's change, which then reads only i and l_j):
@@ -423,6 +416,11 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
         score_i = sco[i]
         grad_i = grad[i]
         hess_i = hess[i]
+        if target_err:  # the swap change's terms of the upper position (see _err_prefixes)
+            stop_i = stop[label_i]
+            weight_i = reach_weight[i]
+            over_continue_i = const.inv_continue[label_i]
+            cumulative_i = cumulative[i + 1]
         if applies_risk(risk) and not per_query(risk) and i < k:
             by_label[:] = np.nan
         for j in range(i + 1, cnt):
@@ -437,7 +435,12 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
                 delta_score = sco[j] - score_i
                 delta_gain = gains[j] - gain_i
             if target_err:
-                err_change = _err_swap_change(i, j, label_i, label_j, const, before, cumulative)
+                stop_j = stop[label_j]
+                err_change = (stop_j - stop_i) * (
+                    weight_i - over_continue_i * (cumulative[min(j, depth)] - cumulative_i))
+                if j < depth:
+                    err_change += (stop_i * (1.0 - stop_j) * over_continue_i
+                                   - stop_j) * reach_weight[j]
                 delta = abs(err_change)
             else:
                 err_change = 0.0

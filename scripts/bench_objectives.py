@@ -20,6 +20,11 @@ Targets (issue 24): web30k every objective <= 1.15x native, LambdaMART <= 1.10x;
 objective <= 1.10x; peak memory <= 1.0x native at both. Risk objectives use α = 5 and their
 defaults.
 
+A last line compares the gradient call alone toward two target measures, ERR@20 against NDCG
+(``measure=``), for LambdaMART and U-CRO: alternating calls in one process on the same scores
+(BM25's), median of the pairs' ratios (target, issue 35: ERR's <= 1.3x NDCG's at web10k).
+``--targets-only`` prints only that line.
+
     python scripts/bench_objectives.py --shape web30k [--repeats 3] [--objectives ...]
 """
 
@@ -111,6 +116,9 @@ def prepare(data_dir: Path, n_queries: int) -> tuple[int, int, int]:
                      0, 1)
     np.save(data_dir / "bm25.npy", bm25)
     np.save(data_dir / "others.npy", others)
+    np.save(data_dir / "labels.npy", labels)
+    np.save(data_dir / "group.npy", group)
+    np.save(data_dir / "scores.npy", X[:, BM25_COLUMN].astype(np.float64))
     grad, hess = LambdaMART().gradients(np.zeros(labels.size), labels, group)
     np.save(data_dir / "grad.npy", grad)
     np.save(data_dir / "hess.npy", hess)
@@ -130,6 +138,42 @@ def pairs(name, data_dir, rounds, repeats) -> tuple[list, list]:
     return native, ours
 
 
+def target_ratios(data_dir: Path, calls: int = 9) -> dict:
+    """Per objective, the gradient call's time toward ERR@20 over its time toward NDCG (median of
+    ``calls`` alternating pairs, after one warm-up call each), in this process."""
+    from lgb_risk.objectives import UCRO, LambdaMART
+
+    labels, group = np.load(data_dir / "labels.npy"), np.load(data_dir / "group.npy")
+    scores = np.load(data_dir / "scores.npy")
+    base = np.load(data_dir / "bm25.npy")
+    err_base = UCRO(measure="err@20", baseline=base).target_values(scores, labels, group)
+    built = {"LambdaMART": (LambdaMART(), LambdaMART(measure="err@20")),
+             "UCRO": (UCRO(alpha=5, baseline=base), UCRO(alpha=5, measure="err@20",
+                                                          baseline=err_base))}
+    out = {}
+    for name, (ndcg, err) in built.items():
+        seconds = {"ndcg": [], "err": []}
+        for objective in (ndcg, err):
+            objective.gradients(scores, labels, group)
+        for call in range(calls):
+            order = (("ndcg", ndcg), ("err", err)) if call % 2 == 0 else (("err", err),
+                                                                            ("ndcg", ndcg))
+            for key, objective in order:
+                start = time.perf_counter()
+                objective.gradients(scores, labels, group)
+                seconds[key].append(time.perf_counter() - start)
+        ratios = np.array(seconds["err"]) / np.array(seconds["ndcg"])
+        out[name] = (np.median(seconds["ndcg"]), np.median(seconds["err"]), ratios)
+    return out
+
+
+def print_target_ratios(data_dir: Path) -> None:
+    for name, (ndcg, err, ratios) in target_ratios(data_dir).items():
+        print(f"gradient toward ERR@20 / toward NDCG, {name}: {err * 1e3:.0f} ms / "
+              f"{ndcg * 1e3:.0f} ms = {np.median(ratios):.3f} (pairs {ratios.min():.2f}-"
+              f"{ratios.max():.2f})", flush=True)
+
+
 def main():
     if "--worker" in sys.argv:  # one measurement, without importing lgb_risk for native's
         worker_parser = argparse.ArgumentParser()
@@ -147,6 +191,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=3, help="alternating pairs per line")
     parser.add_argument("--objectives", nargs="+", default=["fixed", *OBJECTIVES],
                         choices=["fixed", *OBJECTIVES])
+    parser.add_argument("--targets-only", action="store_true",
+                        help="only the ERR@20-target against NDCG-target gradient line")
     args = parser.parse_args()
     queries, rounds = SHAPES[args.shape]
     queries, rounds = args.queries or queries, args.rounds or rounds
@@ -159,6 +205,9 @@ def main():
               f"{n_documents / n_queries:.0f}, max {largest}), 136 features; {rounds} rounds, "
               f"2 threads; Dataset built once in {time.perf_counter() - start:.0f} s")
         run_worker("LambdaMART", data_dir, 1)  # compile the numba kernels into the cache
+        if args.targets_only:
+            print_target_ratios(data_dir)
+            return
         print(f"{'objective':<11} {'native s':>9} {'ours s':>9} {'ratio (median of pairs)':>24} "
               f"{'native MiB':>10} {'ours MiB':>9} {'mem ratio':>9}")
         for name in args.objectives:
@@ -171,6 +220,7 @@ def main():
             spread = f"{np.median(ratios):.3f} ({min(ratios):.2f}-{max(ratios):.2f})"
             print(f"{name:<11} {t_native:9.2f} {t_ours:9.2f} {spread:>24} "
                   f"{m_native:10.0f} {m_ours:9.0f} {m_ours / m_native:9.3f}", flush=True)
+        print_target_ratios(data_dir)
 
 
 if __name__ == "__main__":
