@@ -49,8 +49,8 @@ class BaselineStore:
         effectiveness per query.
     measure : str, default "ndcg"
         Measure name, registered in :mod:`lgb_risk.measures` (ndcg, dcg, err, ap, p, ...).
-    k : int, default 10
-        Its cut-off.
+    k : int or None, default 10
+        Its cut-off (None: a measure of the whole list, such as ``ap``).
     metadata : dict, optional
         Anything else worth keeping with the values (source, parameters); saved as JSON.
     bounds : (low, high), optional
@@ -72,9 +72,9 @@ class BaselineStore:
     >>> objective = UCRO(alpha=5, baseline=store, query_ids=["q1", "q2"])
     """
 
-    def __init__(self, table: pd.DataFrame, measure: str = "ndcg", k: int = 10,
+    def __init__(self, table: pd.DataFrame, measure: str = "ndcg", k: int | None = 10,
                  metadata: dict | None = None, bounds: tuple | None = None):
-        spec = registry.parse(f"{measure}@{k}")
+        spec = registry.parse(measure if k is None else f"{measure}@{k}")
         low, high = spec.measure.bounds if bounds is None else bounds
         frame = pd.DataFrame(table).copy()
         frame.index = _ids(frame.index)
@@ -99,12 +99,12 @@ class BaselineStore:
             hint = " (a percentage instead of a fraction?)" if high == 1.0 and values[i, j] <= 100 \
                 else ""
             raise ValueError(
-                f"baseline {frame.columns[j]!r} has {measure}@{k} = {float(values[i, j])} for "
+                f"baseline {frame.columns[j]!r} has {spec.label} = {float(values[i, j])} for "
                 f"query {frame.index[i]!r}, outside [{low}, {high}]{hint}; pass bounds= for a "
                 "measure with another range")
         self.table = frame.astype(np.float64)
         self.measure = measure
-        self.k = int(k)
+        self.k = None if k is None else int(k)
         self.metadata = dict(metadata or {})
 
     # -- construction --------------------------------------------------------------------------
@@ -183,13 +183,14 @@ class BaselineStore:
         return self.table.index
 
     def __repr__(self):
-        return (f"BaselineStore({self.measure}@{self.k}, baselines={self.names}, "
+        return (f"BaselineStore({self.label}, baselines={self.names}, "
                 f"queries={len(self.table)})")
 
     @property
     def label(self) -> str:
         """The measure with its cut-off as :mod:`lgb_risk.measures` prints it (``NDCG@10``)."""
-        return registry.parse(f"{self.measure}@{self.k}").label
+        return registry.parse(self.measure if self.k is None
+                              else f"{self.measure}@{self.k}").label
 
     def require_measure(self, measure: str, k: int | None = None) -> None:
         """Raise unless the values are ``measure@k`` (or ``measure``, written with its cut-off
@@ -224,9 +225,9 @@ class BaselineStore:
 
     def merge(self, other: BaselineStore) -> BaselineStore:
         """Both stores' baselines side by side (same measure, same query ids, distinct names)."""
-        if (self.measure, self.k) != (other.measure, other.k):
-            raise ValueError(f"cannot mix baselines computed with {self.measure}@{self.k} and "
-                             f"{other.measure}@{other.k}")
+        if self.label != other.label:
+            raise ValueError(f"cannot mix baselines computed with {self.label} and "
+                             f"{other.label}")
         clash = set(self.names) & set(other.names)
         if clash:
             raise ValueError(f"both stores have a baseline named {sorted(clash)[0]!r}")

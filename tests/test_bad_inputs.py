@@ -40,7 +40,7 @@ def test_baselines_outside_the_measures_range_are_refused():
     with pytest.raises(ValueError, match=r"baseline NDCG@10 of query 'q1' is 55.0; expected a "
                                          r"finite NDCG in \[0, 1\] \(a percentage"):
         objective.gradients(scores, labels, group)
-    with pytest.raises(ValueError, match=r"baseline 'bm25' has ndcg@10 = 1.5 for query 'q2', "
+    with pytest.raises(ValueError, match=r"baseline 'bm25' has NDCG@10 = 1.5 for query 'q2', "
                                          r"outside \[0.0, 1.0\]"):
         BaselineStore(pd.DataFrame({"bm25": [0.5, 1.5]}, index=["q1", "q2"]))
     # DCG is not bounded by 1; other ranges are given explicitly
@@ -62,7 +62,7 @@ def test_nan_feature_under_the_ridge_baseline_names_feature_and_query():
     split = {"heldout_train": ["5", "6"], "heldout_valid": ["6"]}
     with pytest.raises(ValueError, match=r"feature 2 of a document of query 5 is NaN .* the "
                                          r"ridge baseline needs complete features"):
-        learned_baseline_scorer("ridge", Subsets(letor), split, {})
+        learned_baseline_scorer("ridge", Subsets(letor), split, {}, None)
 
 
 def test_corrupt_saved_store_is_named(tmp_path):

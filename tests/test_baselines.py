@@ -45,7 +45,7 @@ def test_merge_select_and_measure_checks():
     assert both.names == ["f1", "f2"] and both.align(qids).shape == (group.size, 2)
     assert both.select("f2").names == ["f2"]
     other_k = BaselineStore.from_feature(X, labels, group, qids, 2, "f3", k=5)
-    with pytest.raises(ValueError, match="cannot mix baselines computed with ndcg@10 and ndcg@5"):
+    with pytest.raises(ValueError, match="cannot mix baselines computed with NDCG@10 and NDCG@5"):
         both.merge(other_k)
     with pytest.raises(ValueError, match="a baseline named 'f1'"):
         a.merge(a)

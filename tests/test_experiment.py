@@ -103,7 +103,7 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
     _, err = resumed.communicate(timeout=600)
     assert resumed.returncode == 0, err
     assert f"{12 - done_before} unit(s) to run" in err
-    for name in ("report.md", "report.csv", "split.json", "baselines/learned.csv"):
+    for name in ("report.md", "report.csv", "split.json", "baselines/learned__ndcg_10.csv"):
         assert (tmp_path / "whole" / name).read_bytes() == (tmp_path / "killed" / name
                                                             ).read_bytes(), name
     assert not list(units.glob(".*"))  # no half-written file left behind
@@ -138,7 +138,8 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
     ("[objective]\nlambdarank_norm = 'no'\n",
      "lambdarank_norm must be True or False, got 'no' \\(for LambdaMART\\)"),
     ("[training]\nselection = 'best'\n",
-     "training.selection: expected one of 'ndcg', 'risk', 'last', got 'best'"),
+     "training.selection: expected one of 'target', 'risk', 'last' or a measure such as "
+     "'ndcg@10', got 'best'"),
     ("[training]\nselection = 'last'\n",
      "training.selection: 'last' keeps every tree.*set early_stopping = 0"),
     ("[training]\nearly_stopping = -1\n",
@@ -218,9 +219,9 @@ def test_report_numbers_match_a_recomputation_from_the_unit_files(small_run):
     report = pd.read_csv(out / "report.csv")
     split = json.loads((out / "split.json").read_text())
     main = [q for part in split["parts"] for q in part]
-    bm25 = pd.read_csv(out / "baselines" / "feature.csv", dtype={"query_id": str}
+    bm25 = pd.read_csv(out / "baselines" / "feature__ndcg_10.csv", dtype={"query_id": str}
                        ).set_index("query_id")["bm25"]
-    learned = pd.read_csv(out / "baselines" / "learned.csv", dtype={"query_id": str}
+    learned = pd.read_csv(out / "baselines" / "learned__ndcg_10.csv", dtype={"query_id": str}
                           ).set_index("query_id")
     per_learner = {}
     for path in (out / "units").glob("*.csv"):
@@ -228,14 +229,15 @@ def test_report_numbers_match_a_recomputation_from_the_unit_files(small_run):
         frame = pd.read_csv(path, dtype={"query_id": str})
         per_learner.setdefault(learner, []).append(frame)
     for learner, frames in per_learner.items():
-        ndcg = pd.concat(frames).set_index("query_id")["ndcg"]
+        ndcg = pd.concat(frames).set_index("query_id")["NDCG@10"]
         assert sorted(ndcg.index) == sorted(main)  # every main query tested exactly once
         b = bm25.loc[ndcg.index]
         row = report[report["learner"] == OBJECTIVES[learner].paper_name].iloc[0]
         assert row["ndcg"] == pytest.approx(ndcg.mean(), abs=1e-6)
         assert row["bm25_wins"] == sum(ndcg > b) and row["bm25_losses"] == sum(ndcg < b)
         assert row["bm25_loss_gt_20"] == sum((b > 0) & (ndcg < 0.8 * b))
-        lm = pd.concat(per_learner["LambdaMART"]).set_index("query_id")["ndcg"].loc[ndcg.index]
+        lm = pd.concat(per_learner["LambdaMART"]).set_index("query_id")["NDCG@10"].loc[
+            ndcg.index]
         if learner != "LambdaMART":
             assert row["ndcg_p_vs_lambdamart"] == pytest.approx(
                 stats.ttest_rel(ndcg, lm).pvalue, abs=1e-6)
@@ -285,9 +287,10 @@ def test_split_and_baselines_stages_alone(tmp_path):
     config_path = _config_file(tmp_path)
     out = tmp_path / "staged"
     assert cli.main(["split", str(config_path), "--out", str(out)]) == 0
-    assert (out / "split.json").exists() and not (out / "baselines" / "feature.csv").exists()
+    assert (out / "split.json").exists()
+    assert not (out / "baselines" / "feature__ndcg_10.csv").exists()
     assert cli.main(["baselines", str(config_path), "--out", str(out)]) == 0
-    learned = (out / "baselines" / "learned.csv").read_text().splitlines()
+    learned = (out / "baselines" / "learned__ndcg_10.csv").read_text().splitlines()
     assert learned[0] == "query_id,ridge,coordinate_ascent"
     assert not any((out / "units").iterdir())
 
@@ -297,9 +300,13 @@ def test_objective_parameters_reach_every_learner_that_takes_them():
         "learners": {"LambdaMART": [0], "UCRO": [1], "TFARO": [1], "GeoRisk": [1]},
         "objective": {"lambdarank_norm": False, "norm_includes_risk": True,
                       "se_update": "iteration", "delta": "exact", "sigmoid": 2.0}})
+    from lgb_risk.experiment.measuring import RunMeasures
+
     stores = ("feature store", "learned store")
-    built = {name: make_objective(Unit(0, name, 1.0), config, ["q1"], stores)
+    built = {name: make_objective(Unit(0, name, 1.0), config, ["q1"], stores,
+                                  RunMeasures(config, 4))
              for name in config.learners}
+    assert all(obj.target().label == "NDCG@10" for obj in built.values())
     assert all(obj.lambdarank_norm is False and obj.sigmoid == 2.0 for obj in built.values())
     assert not hasattr(built["LambdaMART"], "norm_includes_risk")
     assert built["UCRO"].norm_includes_risk and built["UCRO"].baseline == "feature store"
@@ -425,10 +432,10 @@ def test_a_truncated_unit_file_is_named(tmp_path):
     out = tmp_path / "out"
     run_experiment(config, out, stop_after="baselines")
     unit = Unit(0, "LambdaMART", 0.0)
-    (out / "units" / unit.filename).write_text("query_id,ndcg,best_iteration\nq1,0.5,3\nq2,")
+    (out / "units" / unit.filename).write_text("query_id,NDCG@10,best_iteration\nq1,0.5,3\nq2,")
     from lgb_risk.experiment.report import collect_results
 
-    with pytest.raises(ValueError, match=r"fold0__LambdaMART__a0.csv:3: column 'ndcg' holds ''"):
+    with pytest.raises(ValueError, match=r"fold0__LambdaMART__a0.csv:3: column 'NDCG@10' holds ''"):
         collect_results(config, out)
 
 
@@ -447,7 +454,8 @@ def test_report_names_the_feature_baseline_and_states_the_settings_with_progress
     header = (tmp_path / "out" / "report.csv").read_text().splitlines()[0].split(",")
     assert "tfidf_reward" in header and not any(c.startswith("bm25_") for c in header)
     report = (tmp_path / "out" / "report.md").read_text()
-    assert "Training: at most 40 trees, early stopping after 5 rounds" in report
+    assert ("Training: every objective toward NDCG@10; at most 40 trees, early stopping after "
+            "5 rounds without gain in validation NDCG@10") in report
     assert "LightGBM parameters: num_leaves = 7, min_data_in_leaf = 10" in report
 
 
@@ -472,7 +480,7 @@ def test_repeats_average_each_query_over_the_repeats_that_tested_it(tmp_path):
     for folder in (first, second):
         for u in [Unit(f, "UCRO", 2.0, folder.repeat) for f in range(3)]:
             frame = folder.read_unit(u)
-            for q, v in zip(frame["query_id"], frame["ndcg"]):
+            for q, v in zip(frame["query_id"], frame["NDCG@10"]):
                 per_query.setdefault(q, []).append(v)
     for q, values in per_query.items():
         assert results.loc[q, ("UCRO", 2.0)] == pytest.approx(sum(values) / len(values),
@@ -602,12 +610,14 @@ def test_a_worker_reads_the_learned_baselines_written_after_its_first_units(tmp_
     out = tmp_path / "out"
     run_experiment(config, out, stop_after="baselines", stream=open(os.devnull, "w"))
     folder = RunFolder(out)
-    learned_csv = folder.learned_path.read_bytes()
-    folder.learned_path.unlink()  # as when the first units start: not written yet
-    state = {"out": out, "repeats": {}}
+    measures = folder.measures(config)
+    learned_path = folder.learned_path(measures.target)
+    learned_csv = learned_path.read_bytes()
+    learned_path.unlink()  # as when the first units start: not written yet
+    state = {"out": out, "repeats": {}, "measures": measures}
     _, (feature, learned) = runner._unit_inputs(state, Unit(0, "UCRO", 2))
     assert feature is not None and learned is None
-    folder.learned_path.write_bytes(learned_csv)
+    learned_path.write_bytes(learned_csv)
     _, (_, learned) = runner._unit_inputs(state, Unit(0, "GeoRisk", 2))
     assert learned is not None and learned.names == ["ridge", "coordinate_ascent"]
 
@@ -639,16 +649,18 @@ def test_fixed_trees_and_risk_selection_follow_the_papers_protocol(tmp_path, lea
     run_experiment(last, tmp_path / "last", stop_after="baselines", stream=open(os.devnull, "w"))
     folder = RunFolder(tmp_path / "last")
     data = runner.load_dataset(last)
-    split, stores = folder.read_split(), folder.read_baselines()
+    measures = folder.measures(last)
+    split, stores = folder.read_split(), folder.read_baselines(measures.target)
     unit = Unit(0, learner, alpha)
-    frame = runner.compute_unit(unit, last, data, split, stores)
+    frame, _ = runner.compute_unit(unit, last, data, split, stores, measures)
     assert set(frame["best_iteration"]) == {25}
 
     chosen = _units_config("risk")
     train_ids, valid_ids, _ = fold_queries(split, 0)
     subsets = runner.Subsets(data)
-    booster, _ = training.train_booster(make_objective(unit, chosen, train_ids, stores),
-                                      subsets.take(train_ids), subsets.take(valid_ids), last)
+    booster, _ = training.train_booster(make_objective(unit, chosen, train_ids, stores, measures),
+                                        subsets.take(train_ids), subsets.take(valid_ids), last,
+                                        None)
     Xv, yv, gv = subsets.take(valid_ids)
     feature, learned = (store.align(valid_ids) for store in stores)
     values = []
@@ -663,7 +675,8 @@ def test_fixed_trees_and_risk_selection_follow_the_papers_protocol(tmp_path, lea
             values.append(georisk_row([list(m)] + learned.T.tolist(), alpha))
         else:
             values.append(m.mean())
-    selected = runner.compute_unit(unit, chosen, data, split, stores)
+    selected, _ = runner.compute_unit(unit, chosen, data, split, stores,
+                                      runner.RunMeasures(chosen, measures.max_label))
     assert set(selected["best_iteration"]) == {int(np.argmax(values)) + 1}
 
 
@@ -685,8 +698,9 @@ def test_loss_repeatability_pairs_each_query_across_repeats(tmp_path):
     for folder in (out, out / "repeat1"):
         model = pd.concat(pd.read_csv(p, dtype={"query_id": str})
                           for p in (folder / "units").glob("*LambdaMART*.csv")
-                          ).set_index("query_id")["ndcg"]
-        read = {name: pd.read_csv(folder / "baselines" / f"{name}.csv", dtype={"query_id": str}
+                          ).set_index("query_id")["NDCG@10"]
+        read = {name: pd.read_csv(folder / "baselines" / f"{name}__ndcg_10.csv",
+                                  dtype={"query_id": str}
                                   ).set_index("query_id") for name in ("feature", "learned")}
         losses.append({
             "feature": (read["feature"]["bm25"] - model).clip(lower=0),
@@ -941,3 +955,124 @@ def test_the_documented_sample_names_every_declared_key():
         for field, declaration in declared(record):
             assert f"\n    {field.name} = " in sample, f"{table}.{field.name}"
             assert declaration.doc and declaration.kind, f"{table}.{field.name}"
+
+
+def _naive_err(labels, scores, group, k, max_label):
+    """ERR@k per query by its definition, written for the test (tests/naive.py's loop)."""
+    from tests import naive
+    from tests.conftest import split_queries
+
+    return [naive.err(y, s, k, max_label)
+            for y, s in split_queries(list(labels), list(scores), list(group))]
+
+
+def test_every_reported_measure_and_one_added_later_without_training_again(tmp_path):
+    """``measures = ["ndcg@10"]`` then ``["ndcg@10", "err@5"]`` on the same folder: the second
+    run trains nothing, gives every unit ERR@5 from its kept test scores (checked against ERR's
+    definition on the unit's own test queries), writes the ERR report beside the unchanged
+    NDCG one, and the ERR baselines of the feature baseline equal a loop over BM25's ranking."""
+    import io
+
+    import pandas as pd
+
+    from lgb_risk.experiment.layout import RunFolder
+    from lgb_risk.experiment.protocol import Subsets, load_dataset
+
+    one = _config_file(tmp_path, SMALL.replace("[split]", "[evaluation]\nmeasures = "
+                                               "['ndcg@10']\n[split]"), "one.toml")
+    out = tmp_path / "out"
+    run_experiment(load_config(one), out, stream=open(os.devnull, "w"))
+    units = sorted((out / "units").glob("*.csv"))
+    before = {p.name: (out / "units" / p.name.replace(".csv", ".scores.npy")).read_bytes()
+              for p in units}
+    first_report = (out / "report.csv").read_bytes()
+
+    two = load_config(_config_file(tmp_path, SMALL.replace("[split]", "[evaluation]\nmeasures = "
+                                                           "['ndcg@10', 'err@5']\n[split]"),
+                                   "two.toml"))
+    log = io.StringIO()
+    run_experiment(two, out, stream=log)
+    assert "started" not in log.getvalue() and "training the learned" not in log.getvalue()
+    assert "computing the added measure(s) for 12 finished unit(s)" in log.getvalue()
+    assert (out / "report.csv").read_bytes() == first_report
+
+    data = load_dataset(two)
+    top = int(data.y.max())
+    label = f"ERR(max_label={top})@5"
+    subsets = Subsets(data)
+    folder = RunFolder(out)
+    split = folder.read_split()
+    for path in units:
+        assert (out / "units" / path.name.replace(".csv", ".scores.npy")).read_bytes() \
+            == before[path.name]
+        unit = Unit(int(path.stem.split("__")[0][4:]), path.stem.split("__")[1],
+                    float(path.stem.split("__a")[1]))
+        frame = folder.read_unit(unit)
+        test_ids = fold_queries(split, unit.fold)[2]
+        _, y, g = subsets.take(test_ids)
+        want = _naive_err(y.tolist(), folder.read_unit_scores(unit).tolist(), g.tolist(), 5, top)
+        np.testing.assert_allclose(frame[label], want, rtol=0, atol=1e-12)
+        assert list(frame.columns) == ["query_id", "NDCG@10", label, "best_iteration"]
+
+    slug = f"err_max_label_{top}_5"
+    report = pd.read_csv(out / f"report__{slug}.csv")
+    ucro = pd.concat(folder.read_unit(Unit(f, "UCRO", 2.0)) for f in range(3))
+    assert report.loc[report["learner"] == "U-CRO", "err"].iloc[0] == pytest.approx(
+        ucro[label].mean(), abs=1e-6)
+    main = folder.main_queries()
+    X, y, g = subsets.take(main)
+    bm25 = np.asarray(X[:, two.baselines.feature - 1].todense()).ravel() if hasattr(
+        X, "todense") else X[:, two.baselines.feature - 1]
+    stored = pd.read_csv(out / "baselines" / f"feature__{slug}.csv", dtype={"query_id": str})
+    np.testing.assert_allclose(stored["bm25"], _naive_err(y.tolist(), bm25.tolist(), g.tolist(),
+                                                          5, top), rtol=0, atol=1e-12)
+    text = (out / "report.md").read_text()
+    assert f"## {label}: Against the feature baseline (bm25)" in text
+    assert f"ERR(max\\_label={top})@5 over" in (out / "report.tex").read_text()
+
+
+def test_an_err_target_trains_every_learner_toward_err_and_selects_on_it(tmp_path):
+    """``[objective] measure = "err@5"``: each unit's objective targets ERR@5 (written out with
+    the data's highest label) against baselines in ERR@5, early stopping on validation ERR@5;
+    the LambdaMART unit's model differs from the NDCG run's."""
+    from lgb_risk.experiment import training
+    from lgb_risk.experiment.layout import RunFolder
+
+    text = SMALL.replace("[split]", "[evaluation]\nmeasures = ['ndcg@10', 'err@5']\n[split]")
+    err_run = load_config(_config_file(tmp_path, text + "[objective]\nmeasure = 'err@5'\n",
+                                       "err.toml"))
+    run_experiment(err_run, tmp_path / "err", stream=open(os.devnull, "w"))
+    ndcg_run = load_config(_config_file(tmp_path, text, "ndcg.toml"))
+    run_experiment(ndcg_run, tmp_path / "ndcg", stream=open(os.devnull, "w"))
+    folder = RunFolder(tmp_path / "err")
+    measures = folder.measures(err_run)
+    top = measures.max_label
+    assert measures.target.label == f"ERR(max_label={top})@5"
+    stores = folder.read_baselines(measures.target)
+    assert stores[0].label == measures.target.label
+    split = folder.read_split()
+    objective = training.make_objective(Unit(0, "GeoRisk", 2.0), err_run,
+                                        fold_queries(split, 0)[0], stores, measures)
+    assert objective.target().label == measures.target.label
+    feval = training.selection_feval(Unit(0, "UCRO", 2.0), err_run, None, stores, measures)
+    assert feval.name.startswith(f"ERR(max_label={top})@5")
+    assert f"every objective toward ERR(max_label={top})@5" in (
+        tmp_path / "err" / "report.md").read_text()
+    lm = Unit(0, "LambdaMART", 0.0)
+    assert not np.array_equal(folder.read_unit_scores(lm),
+                              RunFolder(tmp_path / "ndcg").read_unit_scores(lm))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[evaluation]\nk = 5\nmeasures = ['ndcg@5']\n", "give measures or k"),
+    ("[evaluation]\nmeasures = ['ndcg@5', 'NDCG@5']\n", "listed twice"),
+    ("[evaluation]\nmeasures = []\n", "non-empty list of measures"),
+    ("[evaluation]\nmeasures = ['ndgc@5']\n", "unknown measure 'ndgc@5'"),
+    ("[evaluation]\nmeasures = ['ap@10']\n", "target must be ndcg@k or err@k; 'ap@10'"),
+    ("[objective]\nmeasure = 'ap@10'\n", "target is ndcg@k or err@k"),
+])
+def test_a_measure_the_run_cannot_use_is_refused_before_training(text, message):
+    import tomllib
+
+    with pytest.raises(ValueError, match=message):
+        validate(tomllib.loads(text))

@@ -25,7 +25,9 @@ from threadpoolctl import threadpool_info
 from lgb_risk import GeoRisk, TStarFARO
 from lgb_risk.experiment.config import load_config
 from lgb_risk.experiment.protocol import Subsets, fold_queries, load_dataset, make_split
-from lgb_risk.experiment.protocol_baselines import learned_baseline_scorer, learned_baselines
+from lgb_risk.experiment.measuring import RunMeasures
+from lgb_risk.experiment.protocol_baselines import (baseline_store, learned_baseline_scorer,
+                                                    learned_baseline_scores)
 from lgb_risk.experiment.training import train_booster
 
 config = load_config(None)
@@ -34,20 +36,22 @@ config = dataclasses.replace(
     training=dataclasses.replace(config.training, rounds=15, early_stopping=0,
                                  selection="last"))
 data = load_dataset(config)
+measures = RunMeasures(config, int(data.y.max()))
 split = make_split(data.query_ids, config)
 subsets = Subsets(data)
 main = [q for part in split["parts"] for q in part]
 X = subsets.take(main)[0]
 digest = lambda data: hashlib.sha256(data).hexdigest()[:16]
 out = {name: digest(np.ascontiguousarray(
-           learned_baseline_scorer(name, subsets, split, config)(X), dtype=np.float64).tobytes())
-       for name in config.baselines.learned}
-store = learned_baselines(subsets, split, config)
+           learned_baseline_scorer(name, subsets, split, config, measures)(X),
+           dtype=np.float64).tobytes()) for name in config.baselines.learned}
+store = baseline_store(learned_baseline_scores(subsets, split, config, measures),
+                       config.baselines.learned, subsets, split, measures, measures.target, {})
 out["baseline table"] = digest(store.table.to_numpy().tobytes())
 train_ids, valid_ids, _ = fold_queries(split, 0)
 for learner in (GeoRisk, TStarFARO):
     booster, _ = train_booster(learner(alpha=5, baselines=store, query_ids=train_ids),
-                               subsets.take(train_ids), subsets.take(valid_ids), config)
+                               subsets.take(train_ids), subsets.take(valid_ids), config, None)
     out[learner.__name__] = digest(booster.model_to_string().encode())
 out["blas kernels"] = sorted({str(p.get("architecture")) for p in threadpool_info()
                               if p["user_api"] == "blas"})

@@ -17,7 +17,11 @@ validated into one frozen record per table (:class:`ExperimentConfig`)::
     seed = 0
 
     [evaluation]
-    k = 10                                # NDCG@k: risk state, early stopping and report
+    measures = ["ndcg@10", "err@20"]      # the measures reported (lgb_risk.measures), each
+                                          # with its risk measures, tests and figures; the
+                                          # first is the objectives' default target
+    k = 10                                # or, instead of measures: measures = ["ndcg@k"]
+                                          # (neither given: ndcg@10)
 
     [split]                               # the protocol of [GEO] §6.1
     seed = 2016
@@ -38,13 +42,15 @@ validated into one frozen record per table (:class:`ExperimentConfig`)::
     rounds = 500                          # trees at most
     early_stopping = 20                   # stop after this many rounds without gain in the
                                           # selection measure; 0: train all rounds
-    selection = "ndcg"                    # the model kept: "ndcg", the iteration of best
-                                          # validation NDCG@k; "risk", of the best validation
+    selection = "target"                  # the model kept: "target", the iteration of the
+                                          # best validation value of the target measure; a
+                                          # measure ("ndcg@10"); "risk", of the best validation
                                           # value of the learner's own risk measure at its α
-                                          # (URisk for U-CRO, TRisk for T-SARO/T-FARO, T*Risk
-                                          # for T*-FARO, GeoRisk for GeoRisk; NDCG@k for the
-                                          # others: Jforests' protocol); "last", every tree
-                                          # (needs early_stopping = 0: [GEO]'s fixed 500 trees)
+                                          # in the target measure (URisk for U-CRO, TRisk for
+                                          # T-SARO/T-FARO, T*Risk for T*-FARO, GeoRisk for
+                                          # GeoRisk; the target for the others: Jforests'
+                                          # protocol); "last", every tree (needs
+                                          # early_stopping = 0: [GEO]'s fixed 500 trees)
     num_threads = 1                       # LightGBM threads per unit of work
 
     [objective]                           # objective parameters, for every learner that
@@ -52,6 +58,8 @@ validated into one frozen record per table (:class:`ExperimentConfig`)::
     norm_includes_risk = false            # defaults apply to the keys not given. Allowed:
     se_update = "first"                   # objective_parameter_table()
     delta = "local"
+    measure = "err@20"                    # the target (ndcg@k or err@k); default: the first
+                                          # of [evaluation] measures
 
     [lightgbm]                            # passed to lightgbm.train as they are
     learning_rate = 0.1
@@ -74,9 +82,10 @@ import os
 import sys
 from pathlib import Path
 
+from lgb_risk import measures as registry
 from lgb_risk._parameters import declared, parameter
 from lgb_risk._validation import check_number
-from lgb_risk.objectives import OBJECTIVES
+from lgb_risk.objectives import OBJECTIVES, TARGET_MEASURES
 from lgb_risk.significance import CORRECTIONS
 
 if sys.version_info >= (3, 11):
@@ -123,8 +132,8 @@ def _number(value, where, **bounds):
 
 
 LEARNED_BASELINES = ("lambdamart", "gbrt", "coordinate_ascent", "ridge")
-#: Values of [training] selection: which iteration's model a booster keeps.
-SELECTIONS = ("ndcg", "risk", "last")
+#: Values of [training] selection besides a measure: which iteration's model a booster keeps.
+SELECTIONS = ("target", "risk", "last")
 
 
 def _whole(minimum: int):
@@ -138,6 +147,41 @@ def _choice(options: tuple):
         if value not in options:
             _fail(where, f"expected one of {', '.join(map(repr, options))}, got {value!r}")
     return check
+
+
+def _measure(value, where):
+    if not isinstance(value, str):
+        _fail(where, f"expected a measure such as 'ndcg@10' or 'err@20', got {value!r}")
+    try:
+        registry.parse(value)
+    except ValueError as error:
+        _fail(where, str(error))
+
+
+def _measures(value, where):
+    if value is None:
+        return
+    if not isinstance(value, (list, tuple)) or not value:
+        _fail(where, f"expected a non-empty list of measures, e.g. ['ndcg@10', 'err@20'], "
+                     f"got {value!r}")
+    for item in value:
+        _measure(item, where)
+    labels = [registry.parse(item).label for item in value]
+    if len(set(labels)) != len(labels):
+        _fail(where, f"a measure is listed twice: {list(value)!r}")
+
+
+def _selection(value, where):
+    if value in SELECTIONS:
+        return
+    if not isinstance(value, str):
+        _fail(where, f"expected one of {', '.join(map(repr, SELECTIONS))} or a measure, got "
+                     f"{value!r}")
+    try:
+        registry.parse(value)
+    except ValueError:
+        _fail(where, f"expected one of {', '.join(map(repr, SELECTIONS))} or a measure such "
+                     f"as 'ndcg@10', got {value!r}")
 
 
 def _optional(check):
@@ -196,10 +240,21 @@ class DataConfig:
 
 @dataclasses.dataclass(frozen=True)
 class EvaluationConfig:
-    """``[evaluation]``: the NDCG@k of the risk state, of model selection and of the report."""
+    """``[evaluation]``: the measures the report gives (each with its risk measures, tests and
+    figures), the first being the objectives' default target; or ``k``, NDCG@k alone."""
 
-    k: int = parameter(10, kind="int >= 1", check=_whole(1),
-                       doc="NDCG@k: risk state, early stopping and report.")
+    k: int | None = parameter(None, kind="int >= 1", check=_optional(_whole(1)),
+                              doc="NDCG@k: the one measure, when ``measures`` is not given "
+                                  "(neither given: NDCG@10).")
+    measures: tuple[str, ...] | None = parameter(
+        None, kind="list of str", check=_measures,
+        doc="The measures reported (:mod:`lgb_risk.measures`), e.g. [\"ndcg@10\", "
+            "\"err@20\"]; the first is the objectives' default target.")
+
+    def reported(self) -> tuple[str, ...]:
+        """The measures reported, as written: ``measures``, or NDCG@k."""
+        return (tuple(self.measures) if self.measures
+                else (f"ndcg@{10 if self.k is None else self.k}",))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -240,9 +295,10 @@ class TrainingConfig:
         doc="Stop after this many rounds without gain in the selection measure; 0: train all "
             "rounds.")
     selection: str = parameter(
-        "ndcg", kind='"ndcg", "risk" or "last"', check=_choice(SELECTIONS),
-        doc="The model kept: the iteration of best validation NDCG@k, of the best validation "
-            "value of the learner's own risk measure at its α, or every tree.")
+        "target", kind='"target", a measure, "risk" or "last"', check=_selection,
+        doc="The model kept: the iteration of the best validation value of the target measure "
+            "or of the measure named, of the learner's own risk measure at its α (in the "
+            "target measure), or every tree.")
     num_threads: int = parameter(1, kind="int >= 1", check=_whole(1),
                                  doc="LightGBM threads per unit of work.")
 
@@ -352,6 +408,17 @@ def validate(raw: dict) -> ExperimentConfig:
     if needs_learned and not learned:
         _fail("baselines.learned", f"{', '.join(sorted(needs_learned))} need learned baselines")
 
+    if None not in (config["evaluation"]["k"], config["evaluation"]["measures"]):
+        _fail("evaluation", "give measures or k (k = 10 means measures = ['ndcg@10']), not both")
+    if config["evaluation"]["measures"] is not None:
+        config["evaluation"]["measures"] = tuple(config["evaluation"]["measures"])
+    if config["objective"].get("measure") is None:  # a given target is checked as declared
+        first = EvaluationConfig(**config["evaluation"]).reported()[0]
+        target_spec = registry.parse(first)
+        if target_spec.measure.name not in TARGET_MEASURES or target_spec.k is None:
+            _fail("objective.measure", f"the objectives' target must be ndcg@k or err@k; "
+                                       f"{first!r} (the first of [evaluation] measures, the "
+                                       "default target) is not: set [objective] measure")
     train = config["training"]
     if train["selection"] == "last" and train["early_stopping"]:
         _fail("training.selection", "'last' keeps every tree, so nothing can stop training "

@@ -3,10 +3,18 @@
 ::
 
     OUT/config.json                      the configuration the run was started with
+    OUT/measures.json                    the data's highest label (ERR's l_max where unset)
     OUT/split.json                       the query split (held-out part, fold parts)
-    OUT/baselines/feature.csv            per-query NDCG@k of the feature baseline (+ .meta.json)
-    OUT/baselines/learned.csv            per-query NDCG@k of the learned baselines (+ .meta.json)
-    OUT/units/foldF__LEARNER__aALPHA.csv one unit's per-query test NDCG@k and best iteration
+    OUT/baselines/feature__MEASURE.csv   per-query values of each reported measure (and the
+                                         target) of the feature baseline (+ .meta.json)
+    OUT/baselines/learned__MEASURE.csv   the same of the learned baselines (+ .meta.json)
+    OUT/baselines/learned_scores.npy     the learned baselines' scores of the main queries'
+                                         documents (a measure added later is computed from them)
+    OUT/units/foldF__LEARNER__aALPHA.csv one unit's per-query test values of each measure and
+                                         its number of trees
+    OUT/units/foldF__LEARNER__aALPHA.scores.npy
+                                         its model's scores of the test documents (written
+                                         first: a measure added later is computed from them)
     OUT/repeatR/split.json, baselines/, units/   the same for repeat R >= 1 (``[split] repeats``)
     OUT/report.md, report.csv, report.tex, *.png
                                          the report (:mod:`lgb_risk.experiment.report`)
@@ -25,11 +33,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lgb_risk._io import TEMPORARY, atomic_write_text, read_exact_csv
+import numpy as np
+
+from lgb_risk._io import TEMPORARY, atomic_write, atomic_write_text, read_exact_csv
 from lgb_risk.baselines import BaselineStore
+from lgb_risk.experiment.measuring import RunMeasures
 
 if TYPE_CHECKING:
     from lgb_risk.experiment.config import ExperimentConfig
+    from lgb_risk.measures import MeasureSpec
 
 __all__ = ["RunFolder", "Unit", "all_units"]
 
@@ -45,7 +57,11 @@ class Unit:
 
     @property
     def filename(self) -> str:
-        return f"fold{self.fold}__{self.learner}__a{self.alpha:g}.csv"
+        return f"{self.stem}.csv"
+
+    @property
+    def stem(self) -> str:
+        return f"fold{self.fold}__{self.learner}__a{self.alpha:g}"
 
     def __str__(self):
         where = f"repeat {self.repeat} " if self.repeat else ""
@@ -63,13 +79,21 @@ def all_units(config: ExperimentConfig) -> list[Unit]:
 REPORT_ONLY = ("name", "report")
 
 
+def _reported(evaluation: dict) -> list:
+    return list(evaluation["measures"] or [f"ndcg@{evaluation['k'] or 10}"])
+
+
 def _extends(config: dict, recorded: dict) -> bool:
-    """Whether ``config`` is ``recorded`` with, at most, learners or α added and the report's
-    settings (:data:`REPORT_ONLY`) changed (both as plain values,
+    """Whether ``config`` is ``recorded`` with, at most, learners or α or reported measures
+    added (the first measure, the default target, kept) and the report's settings
+    (:data:`REPORT_ONLY`) changed (both as plain values,
     :meth:`~lgb_risk.experiment.config.ExperimentConfig.to_dict`)."""
-    kept = ("learners", *REPORT_ONLY)
+    kept = ("learners", "evaluation", *REPORT_ONLY)
     if {k: v for k, v in config.items() if k not in kept} != {
             k: v for k, v in recorded.items() if k not in kept}:
+        return False
+    now, before = _reported(config["evaluation"]), _reported(recorded["evaluation"])
+    if now[0] != before[0] or not set(before) <= set(now):
         return False
     return all(set(alphas) <= set(config["learners"].get(learner, []))
                for learner, alphas in recorded["learners"].items())
@@ -82,11 +106,11 @@ class RunFolder:
         self.out = Path(out)
         self.repeat = repeat
         self.config_path = self.out / "config.json"
+        self.measures_path = self.out / "measures.json"
         here = self.out if repeat == 0 else self.out / f"repeat{repeat}"
         self.split_path = here / "split.json"
         self.baselines_dir = here / "baselines"
-        self.feature_path = self.baselines_dir / "feature.csv"
-        self.learned_path = self.baselines_dir / "learned.csv"
+        self.learned_scores_path = self.baselines_dir / "learned_scores.npy"
         self.units_dir = here / "units"
         self.report_path = self.out / "report.md"
         self.report_csv_path = self.out / "report.csv"
@@ -138,11 +162,19 @@ class RunFolder:
                 changed = sorted(k for k in set(current) | set(recorded)
                                  if current.get(k) != recorded.get(k))
                 raise ValueError(f"{self.out} holds a run with another configuration (it differs "
-                                 f"in {', '.join(changed)}, beyond adding learners or α or "
-                                 "changing [report]); choose another --out or remove that "
-                                 "folder")
+                                 f"in {', '.join(changed)}, beyond adding learners, α or "
+                                 "reported measures or changing [report]); choose another "
+                                 "--out or remove that folder")
         atomic_write_text(self.config_path, json.dumps(config.to_dict(), indent=1,
                                                        sort_keys=True))
+
+    def keep_max_label(self, max_label: int) -> None:
+        """Record the data's highest label (the measures' ERR l_max where unset)."""
+        atomic_write_text(self.measures_path, json.dumps({"max_label": int(max_label)}))
+
+    def measures(self, config: ExperimentConfig) -> RunMeasures:
+        """The run's measures, as the run recorded its data's highest label."""
+        return RunMeasures(config, json.loads(self.measures_path.read_text())["max_label"])
 
     def read_split(self) -> dict:
         return json.loads(self.split_path.read_text())
@@ -154,32 +186,63 @@ class RunFolder:
         """The main queries (the folds' parts together), in split order."""
         return [q for part in self.read_split()["parts"] for q in part]
 
-    def write_feature_baseline(self, feature: BaselineStore) -> None:
-        feature.save(self.feature_path)
+    def feature_path(self, measure: MeasureSpec) -> Path:
+        return self.baselines_dir / f"feature__{RunMeasures.slug(measure)}.csv"
 
-    def write_learned_baselines(self, learned: BaselineStore) -> None:
-        learned.save(self.learned_path)
+    def learned_path(self, measure: MeasureSpec) -> Path:
+        return self.baselines_dir / f"learned__{RunMeasures.slug(measure)}.csv"
 
-    def read_feature_baseline(self) -> BaselineStore:
-        return BaselineStore.load(self.feature_path)
+    def write_learned_scores(self, scores: np.ndarray) -> None:
+        """The learned baselines' scores of the main queries' documents (one column each)."""
+        _save_array(self.learned_scores_path, scores)
 
-    def read_learned_baselines(self) -> BaselineStore | None:
+    def read_learned_scores(self) -> np.ndarray:
+        return np.load(self.learned_scores_path)
+
+    def read_feature_baseline(self, measure: MeasureSpec) -> BaselineStore:
+        return BaselineStore.load(self.feature_path(measure))
+
+    def read_learned_baselines(self, measure: MeasureSpec) -> BaselineStore | None:
         """The learned baselines, or None where the run has none."""
-        return BaselineStore.load(self.learned_path) if self.learned_path.exists() else None
+        path = self.learned_path(measure)
+        return BaselineStore.load(path) if path.exists() else None
 
-    def read_baselines(self) -> tuple[BaselineStore, BaselineStore | None]:
+    def read_baselines(self, measure: MeasureSpec) -> tuple[BaselineStore, BaselineStore | None]:
         """The feature baseline, and the learned baselines where the run has them."""
-        return self.read_feature_baseline(), self.read_learned_baselines()
+        return self.read_feature_baseline(measure), self.read_learned_baselines(measure)
 
     def unit_path(self, unit: Unit) -> Path:
         return self.units_dir / unit.filename
 
+    def unit_scores_path(self, unit: Unit) -> Path:
+        return self.units_dir / f"{unit.stem}.scores.npy"
+
     def unit_done(self, unit: Unit) -> bool:
         return self.unit_path(unit).exists()
 
-    def write_unit(self, unit: Unit, frame) -> None:
+    def write_unit(self, unit: Unit, frame, scores: np.ndarray | None = None) -> None:
+        """A unit's table, after its model's test scores (when given): the table marks the
+        unit done."""
+        if scores is not None:
+            _save_array(self.unit_scores_path(unit), scores)
         atomic_write_text(self.unit_path(unit), frame.to_csv(index=False, float_format="%.17g"))
 
     def read_unit(self, unit: Unit):
-        """A unit's per-query test NDCG@k: columns ``query_id``, ``ndcg``, ``best_iteration``."""
+        """A unit's per-query test values: columns ``query_id``, one per measure (its label,
+        ``NDCG@10``), ``best_iteration``."""
         return read_exact_csv(self.unit_path(unit), "query_id")
+
+    def read_unit_scores(self, unit: Unit) -> np.ndarray:
+        path = self.unit_scores_path(unit)
+        if not path.exists():
+            raise FileNotFoundError(f"unit {unit} has no test scores ({path}): it was run "
+                                    "before they were kept, so a measure added since cannot be "
+                                    f"computed; remove {self.unit_path(unit)} to train it again")
+        return np.load(path)
+
+
+def _save_array(path: Path, values: np.ndarray) -> None:
+    def write(tmp):
+        with open(tmp, "wb") as handle:
+            np.save(handle, values)
+    atomic_write(path, write)

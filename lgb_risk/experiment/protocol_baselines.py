@@ -1,9 +1,11 @@
-"""The protocol's baselines, as per-query NDCG@k on the main queries ([GEO] §6.1): the
-feature baseline (BM25, one feature's ranking) and the learned baselines (LambdaMART, GBRT, a
-coordinate-ascent linear ranker, ridge regression) trained on the held-out queries.
+"""The protocol's baselines, as per-query values of each of the run's measures on the main
+queries ([GEO] §6.1): the feature baseline (BM25, one feature's ranking) and the learned
+baselines (LambdaMART, GBRT, a coordinate-ascent linear ranker on the target measure, ridge
+regression) trained on the held-out queries.
 
-They are written as :class:`lgb_risk.baselines.BaselineStore` tables, which the units'
-objectives and the report read.
+They are written as :class:`lgb_risk.baselines.BaselineStore` tables, one per measure, which the
+units' objectives and the report read; the learned baselines' scores are kept too, so that a
+measure added to a finished run is computed without training them again.
 """
 
 from __future__ import annotations
@@ -14,15 +16,17 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from lgb_risk import metrics
+from lgb_risk import feval, metrics
 from lgb_risk._fixed_order import logistic_regression, matvec, ridge_regression, standardise
 from lgb_risk.baselines import BaselineStore
 from lgb_risk.experiment.config import ExperimentConfig
+from lgb_risk.experiment.measuring import RunMeasures
 from lgb_risk.experiment.protocol import Subsets
 from lgb_risk.experiment.training import train_booster
 
 __all__ = ["fit_coordinate_ascent", "fit_ridge", "fit_logistic_regression",
-           "learned_baseline_scorer", "feature_baseline", "learned_baselines"]
+           "learned_baseline_scorer", "feature_baseline", "learned_baseline_scores",
+           "baseline_store"]
 
 #: Rows standardised and scored at a time by a linear scorer (bounds the dense copy).
 _BLOCK_ROWS = 1 << 16
@@ -69,12 +73,13 @@ def fit_logistic_regression(X, relevant, C: float = 1.0):
 
 
 def fit_coordinate_ascent(X, y, group, k, *, rounds=3, steps=(0.05, 0.2, 0.5, 1.0, 2.0),
-                          convention=None):
-    """Linear ranker fitted by coordinate ascent on NDCG@k (Metzler & Croft 2007).
+                          convention=None, measure=None):
+    """Linear ranker fitted by coordinate ascent on NDCG@k (Metzler & Croft 2007), or on
+    ``measure`` (a function of the scores giving per-query values, e.g. ERR@20).
 
     Features are standardised; the weights start from the single best feature and each feature's
-    weight is moved by ± each step while mean NDCG@k (under ``convention``, see
-    :mod:`lgb_risk.conventions`) improves, for at most ``rounds`` sweeps.
+    weight is moved by ± each step while the mean of the measure (NDCG@k under ``convention``,
+    see :mod:`lgb_risk.conventions`) improves, for at most ``rounds`` sweeps.
     Returns a function scoring a feature matrix.
     """
     dense = _dense(X)
@@ -82,6 +87,8 @@ def fit_coordinate_ascent(X, y, group, k, *, rounds=3, steps=(0.05, 0.2, 0.5, 1.
     Z = (dense - mean) / scale
 
     def quality(scores):
+        if measure is not None:
+            return measure(scores).mean()
         return metrics.ndcg(y, scores, group, k, convention=convention).mean()
 
     singles = [quality(Z[:, f]) for f in range(Z.shape[1])]
@@ -104,13 +111,17 @@ def fit_coordinate_ascent(X, y, group, k, *, rounds=3, steps=(0.05, 0.2, 0.5, 1.
     return _linear_scorer(mean, scale, w)
 
 
-def learned_baseline_scorer(name, subsets: Subsets, split: dict, config: ExperimentConfig):
-    """Train one learned baseline on the held-out queries; return its scoring function."""
+def learned_baseline_scorer(name, subsets: Subsets, split: dict, config: ExperimentConfig,
+                            measures: RunMeasures):
+    """Train one learned baseline on the held-out queries (selected, and coordinate ascent
+    fitted, on ``measures.selection``/``target``); return its scoring function."""
     X, y, g = train = subsets.take(split["heldout_train"])
     valid = subsets.take(split["heldout_valid"])
     if name in ("lambdamart", "gbrt"):
+        selection = (None if measures.selection is None
+                     else feval.metric_feval(measures.selection.text))
         booster, trees = train_booster("lambdarank" if name == "lambdamart" else "regression",
-                                       train, valid, config)
+                                       train, valid, config, selection)
         return lambda X_new: booster.predict(X_new, num_iteration=trees)
     missing = np.flatnonzero(np.isnan(X.data)) if sp.issparse(X) else np.flatnonzero(
         np.isnan(np.asarray(X)).ravel())
@@ -121,34 +132,62 @@ def learned_baseline_scorer(name, subsets: Subsets, split: dict, config: Experim
                          f"{query} is NaN (a missing value): the {name} baseline needs complete "
                          "features; fill them, or drop it from [baselines] learned")
     if name == "coordinate_ascent":
-        return fit_coordinate_ascent(X, y, g, config.evaluation.k)
+        target = measures.target
+        return fit_coordinate_ascent(X, y, g, target.k,
+                                     measure=lambda scores: measures.compute(target, y, scores, g))
     return fit_ridge(X, y, alpha=1.0)
 
 
-def feature_baseline(subsets: Subsets, split: dict, config: ExperimentConfig) -> BaselineStore:
-    """Per-query NDCG@k of the feature baseline (BM25) on the main queries."""
-    main = [q for part in split["parts"] for q in part]
+def _main_queries(split: dict) -> list[str]:
+    return [q for part in split["parts"] for q in part]
+
+
+def baseline_store(scores: np.ndarray, names, subsets: Subsets, split: dict,
+                   measures: RunMeasures, measure, metadata: dict) -> BaselineStore:
+    """Per-query values of ``measure`` on the main queries of the rankings by each column of
+    ``scores`` (one score per main-query document, in split order; ties in row order)."""
+    main = _main_queries(split)
+    _, y, group = subsets.take(main)
+    columns = {name: measures.compute(measure, y, scores[:, i], group)
+               for i, name in enumerate(names)}
+    written = measure.label if measure.k is None else measure.label.rpartition("@")[0]
+    return BaselineStore(pd.DataFrame(columns, index=main), written.lower(), measure.k,
+                         metadata)
+
+
+def feature_baseline(subsets: Subsets, split: dict, config: ExperimentConfig,
+                     measures: RunMeasures, measure) -> BaselineStore:
+    """Per-query values of ``measure`` of the feature baseline (BM25) on the main queries."""
     base = config.baselines
-    X, y, group = subsets.take(main)
-    return BaselineStore.from_feature(X, y, group, main, base.feature,
-                                      base.feature_name, k=config.evaluation.k)
+    X, _, _ = subsets.take(_main_queries(split))
+    if base.feature > X.shape[1]:
+        raise ValueError(f"feature must be a feature number from 1 to {X.shape[1]}, got "
+                         f"{base.feature}")
+    column = _dense(X[:, base.feature - 1])
+    bad = np.flatnonzero(~np.isfinite(column.ravel()))
+    if bad.size:
+        _, _, group = subsets.take(_main_queries(split))
+        query = _main_queries(split)[int(np.searchsorted(np.cumsum(group), bad[0],
+                                                         side="right"))]
+        raise ValueError(f"feature {base.feature} is {float(column.ravel()[bad[0]])} for a "
+                         f"document of query {query!r} ({bad.size} such document(s)); a feature "
+                         "baseline ranks by finite values")
+    return baseline_store(column, [base.feature_name], subsets, split, measures, measure,
+                          {base.feature_name: {"source": "feature", "feature": base.feature,
+                                               "ties": "stable"}})
 
 
-def learned_baselines(subsets: Subsets, split: dict, config: ExperimentConfig,
-                      stream=None) -> BaselineStore:
-    """Per-query NDCG@k on the main queries of each learned baseline, trained on the held-out
-    queries; a line per baseline trained on ``stream``."""
-    main = [q for part in split["parts"] for q in part]
-    X, y, g = subsets.take(main)
+def learned_baseline_scores(subsets: Subsets, split: dict, config: ExperimentConfig,
+                            measures: RunMeasures, stream=None) -> np.ndarray:
+    """Each learned baseline's scores of the main queries' documents (a column each), trained
+    on the held-out queries; a line per baseline trained on ``stream``."""
+    X, _, _ = subsets.take(_main_queries(split))
     names = config.baselines.learned
-    columns = {}
+    columns = []
     for i, name in enumerate(names, start=1):
         start = time.perf_counter()
-        columns[name] = metrics.ndcg(y, learned_baseline_scorer(name, subsets, split, config)(X),
-                                     g, config.evaluation.k)
+        columns.append(learned_baseline_scorer(name, subsets, split, config, measures)(X))
         if stream is not None:
             print(f"  learned baseline {i}/{len(names)} {name} trained "
                   f"({time.perf_counter() - start:.1f} s)", file=stream, flush=True)
-    return BaselineStore(pd.DataFrame(columns, index=main), "ndcg", config.evaluation.k,
-                         {name: {"source": "learned", "trained_on": "heldout"}
-                          for name in names})
+    return np.column_stack(columns)

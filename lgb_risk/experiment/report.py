@@ -1,15 +1,17 @@
 """Tables and figures of an experiment run ([GEO] Table 7 layout, [GEO] Fig. 3, [TR] Fig. 2).
 
-For every learner and α, over all main queries (the folds' test parts together): mean NDCG@k
-and the median number of trees kept; the risk-reward summary (:func:`lgb_risk.risk.summary`)
+For each reported measure M (``[evaluation] measures``; NDCG@k by default), every learner and α,
+over all main queries (the folds' test parts together): mean M and the median number of trees
+kept; the risk-reward summary (:func:`lgb_risk.risk.summary`)
 against the feature baseline and, macro-averaged, against the learned baselines; URisk and
 TRisk against the feature baseline, and GeoRisk and T*Risk against the learned baselines, at the
 report's α. Each comparison with plain LambdaMART has a paired test (:mod:`lgb_risk.significance`:
-t-tests of per-query NDCG, of the per-query losses whose means are Risk, of the per-query x_q
+t-tests of per-query M, of the per-query losses whose means are Risk, of the per-query x_q
 behind T*Risk; a randomisation test of GeoRisk) and states the smallest difference the test can
 detect with these queries (power 0.8, level 0.05). With several repeats, how far a query's loss
-repeats from one split to another. Written as ``report.md`` and ``report.csv``; figures
-(``plot`` extra) as PNG files.
+repeats from one split to another. Written as ``report.md`` (a part per measure),
+``report.csv`` (the first measure; ``report__MEASURE.csv`` for each other), ``report.tex``;
+figures (``plot`` extra) as PNG files, suffixed ``__MEASURE`` for the measures after the first.
 
 References: [GEO], [TR] (:mod:`lgb_risk.references`).
 """
@@ -23,11 +25,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from lgb_risk import measures as registry
 from lgb_risk import risk, significance
 from lgb_risk._io import atomic_write, atomic_write_text
 from lgb_risk._machine import environment
 from lgb_risk.experiment.layout import RunFolder, all_units
+from lgb_risk.experiment.measuring import RunMeasures
 from lgb_risk.latex import escape, latex_table
 from lgb_risk.objectives import OBJECTIVES
 from lgb_risk.plots import risk_reward, tr_tj_per_query
@@ -36,8 +38,8 @@ if TYPE_CHECKING:
     import os
     from collections.abc import Sequence
 
-if TYPE_CHECKING:
     from lgb_risk.experiment.config import ExperimentConfig
+    from lgb_risk.measures import MeasureSpec
 
 __all__ = ["per_repeat_results", "collect_results", "tree_counts", "tested_counts",
            "per_repeat_baselines", "averaged_baselines", "loss_repeatability", "results_table",
@@ -52,9 +54,16 @@ def _averaged(per_repeat: list) -> pd.DataFrame:
     return stacked.groupby(level=0, sort=False).mean().loc[order]
 
 
-def per_repeat_results(config: ExperimentConfig, out: str | os.PathLike) -> list[pd.DataFrame]:
-    """Per-query test NDCG of every (learner, α) in each repeat: rows = that repeat's main
-    queries, columns = (learner, α)."""
+def _first_measure(config: ExperimentConfig, out, measure: MeasureSpec | None) -> MeasureSpec:
+    """``measure``, or the run's first reported measure."""
+    return RunFolder(out).measures(config).reported[0] if measure is None else measure
+
+
+def per_repeat_results(config: ExperimentConfig, out: str | os.PathLike,
+                       measure: MeasureSpec | None = None) -> list[pd.DataFrame]:
+    """Per-query test values of ``measure`` (default: the first reported) of every
+    (learner, α) in each repeat: rows = that repeat's main queries, columns = (learner, α)."""
+    measure = _first_measure(config, out, measure)
     tables = []
     for folder in RunFolder(out).repeats(config):
         columns: dict = {}
@@ -65,7 +74,7 @@ def per_repeat_results(config: ExperimentConfig, out: str | os.PathLike) -> list
                 raise FileNotFoundError(f"unit {unit} has no results ({folder.unit_path(unit)}); "
                                         "run the experiment again to finish it")
             columns.setdefault((unit.learner, unit.alpha), []).append(folder.read_unit(unit))
-        table = pd.DataFrame({key: pd.concat(parts).set_index("query_id")["ndcg"]
+        table = pd.DataFrame({key: pd.concat(parts).set_index("query_id")[measure.label]
                               for key, parts in columns.items()})
         result = table.loc[folder.main_queries()]
         if result.isna().any().any():
@@ -74,10 +83,12 @@ def per_repeat_results(config: ExperimentConfig, out: str | os.PathLike) -> list
     return tables
 
 
-def collect_results(config: ExperimentConfig, out: str | os.PathLike) -> pd.DataFrame:
-    """Per-query test NDCG of every (learner, α), averaged over the repeats that tested the
-    query: rows = queries, columns = (learner, α)."""
-    return _averaged(per_repeat_results(config, out))
+def collect_results(config: ExperimentConfig, out: str | os.PathLike,
+                    measure: MeasureSpec | None = None) -> pd.DataFrame:
+    """Per-query test values of ``measure`` (default: the first reported) of every
+    (learner, α), averaged over the repeats that tested the query: rows = queries, columns =
+    (learner, α)."""
+    return _averaged(per_repeat_results(config, out, measure))
 
 
 def tree_counts(config: ExperimentConfig, out: str | os.PathLike) -> dict:
@@ -97,14 +108,17 @@ def tested_counts(config: ExperimentConfig, out: str | os.PathLike) -> pd.Series
     return pd.Series(queries).value_counts(sort=False)
 
 
-def per_repeat_baselines(config: ExperimentConfig,
-                         out: str | os.PathLike) -> list[tuple[pd.DataFrame, pd.DataFrame | None]]:
-    """Per repeat: per-query NDCG of the feature baseline (one column) and of the learned
-    baselines (a column each, or None), rows = that repeat's main queries."""
+def per_repeat_baselines(config: ExperimentConfig, out: str | os.PathLike,
+                         measure: MeasureSpec | None = None,
+                         ) -> list[tuple[pd.DataFrame, pd.DataFrame | None]]:
+    """Per repeat: per-query values of ``measure`` (default: the first reported) of the
+    feature baseline (one column) and of the learned baselines (a column each, or None), rows
+    = that repeat's main queries."""
+    measure = _first_measure(config, out, measure)
     tables = []
     for folder in RunFolder(out).repeats(config):
         main = folder.main_queries()
-        feature_store, learned_store = folder.read_baselines()
+        feature_store, learned_store = folder.read_baselines(measure)
         tables.append((pd.DataFrame(feature_store.align(main), index=main),
                        None if learned_store is None
                        else pd.DataFrame(learned_store.align(main), index=main)))
@@ -112,17 +126,21 @@ def per_repeat_baselines(config: ExperimentConfig,
 
 
 def averaged_baselines(config: ExperimentConfig, out: str | os.PathLike,
-                       queries: Sequence[str]) -> tuple[np.ndarray, np.ndarray | None]:
-    """Per-query NDCG of the feature baseline and (baselines × queries) of the learned ones,
-    averaged over the repeats that tested each query, aligned to ``queries``."""
-    per_repeat = per_repeat_baselines(config, out)
+                       queries: Sequence[str], measure: MeasureSpec | None = None,
+                       ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per-query values of ``measure`` (default: the first reported) of the feature baseline
+    and (baselines × queries) of the learned ones, averaged over the repeats that tested each
+    query, aligned to ``queries``."""
+    per_repeat = per_repeat_baselines(config, out, measure)
     feature = _averaged([f for f, _ in per_repeat]).loc[queries].to_numpy()[:, 0]
     learned = [tab for _, tab in per_repeat if tab is not None]
     return feature, (_averaged(learned).loc[queries].to_numpy().T if learned else None)
 
 
-def loss_repeatability(config: ExperimentConfig, out: str | os.PathLike) -> dict:
-    """How far a query's loss to the baselines repeats from one split to another.
+def loss_repeatability(config: ExperimentConfig, out: str | os.PathLike,
+                       measure: MeasureSpec | None = None) -> dict:
+    """How far a query's loss to the baselines repeats from one split to another, in
+    ``measure`` (default: the first reported).
 
     For plain LambdaMART in each repeat, every main query's loss max(0, M_b − M) to the feature
     baseline and its mean loss to the learned baselines; for every pair of repeats, the queries
@@ -131,8 +149,8 @@ def loss_repeatability(config: ExperimentConfig, out: str | os.PathLike) -> dict
     """
     reference = ("LambdaMART", config.learners["LambdaMART"][0])
     losses: dict[str, list] = {"feature": [], "learned": []}
-    for result, (feature, learned) in zip(per_repeat_results(config, out),
-                                          per_repeat_baselines(config, out)):
+    for result, (feature, learned) in zip(per_repeat_results(config, out, measure),
+                                          per_repeat_baselines(config, out, measure)):
         model = result[reference]
         losses["feature"].append(np.maximum(feature.iloc[:, 0] - model, 0))
         if learned is not None:
@@ -155,10 +173,15 @@ def loss_repeatability(config: ExperimentConfig, out: str | os.PathLike) -> dict
     return out_pairs
 
 
-#: The report's paired tests against plain LambdaMART: column stem -> (the statistic, the
-#: per-query values compared and the test).
-TESTS = {
-    "ndcg": ("mean NDCG", "NDCG (paired t-test)"),
+def _tests(measure: MeasureSpec) -> dict:
+    """The report's paired tests against plain LambdaMART: column stem -> (the statistic, the
+    per-query values compared and the test); the measure's own column is its name (``ndcg``,
+    ``err``)."""
+    name = measure.measure.label or measure.measure.name
+    return {measure.measure.name: (f"mean {name}", f"{name} (paired t-test)"), **_RISK_TESTS}
+
+
+_RISK_TESTS = {
     "feature_risk": ("Risk", "loss max(0, M_b − M) (paired t-test)"),
     "learned_risk": ("Risk, learned baselines", "loss averaged over the baselines "
                                                 "(paired t-test)"),
@@ -175,13 +198,18 @@ def _record(row: dict, stem: str, test, same: bool) -> None:
 
 
 def results_table(config: ExperimentConfig, out: str | os.PathLike,
-                  results: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The report's numbers, one row per learner and α (see the module docstring).
+                  results: pd.DataFrame | None = None,
+                  measure: MeasureSpec | None = None) -> pd.DataFrame:
+    """The report's numbers in ``measure`` (default: the first reported), one row per learner
+    and α (see the module docstring); the measure's mean is the column of its name (``ndcg``,
+    ``err``).
 
     ``results`` is :func:`collect_results`'s table, read here when not given.
     """
-    results = collect_results(config, out) if results is None else results
-    feature, learned = averaged_baselines(config, out, list(results.index))
+    measure = _first_measure(config, out, measure)
+    own = measure.measure.name  # the column of the measure's mean
+    results = collect_results(config, out, measure) if results is None else results
+    feature, learned = averaged_baselines(config, out, list(results.index), measure)
     trees = tree_counts(config, out)
     alpha = config.report.alpha
     prefix = config.baselines.feature_name  # the feature baseline's columns: PREFIX_reward
@@ -192,8 +220,8 @@ def results_table(config: ExperimentConfig, out: str | os.PathLike,
 
     def compared(m):
         """Per-query values of each tested quantity (by column stem) for the model with
-        per-query NDCG m."""
-        values = {"ndcg": m, f"{prefix}_risk": np.maximum(feature - m, 0)}
+        per-query values m of the measure."""
+        values = {own: m, f"{prefix}_risk": np.maximum(feature - m, 0)}
         if learned is not None:
             values["learned_risk"] = np.maximum(learned - m, 0).mean(axis=0)
             values["tstar_urisk"] = risk.risk_deltas(m, learned_mean, alpha)
@@ -204,7 +232,7 @@ def results_table(config: ExperimentConfig, out: str | os.PathLike,
     for (learner, a), values in results.items():
         m = values.to_numpy()
         same = np.array_equal(m, reference)
-        row = {"learner": OBJECTIVES[learner].paper_name, "alpha": a, "ndcg": m.mean(),
+        row = {"learner": OBJECTIVES[learner].paper_name, "alpha": a, own: m.mean(),
                "trees": trees[(learner, a)]}
         row.update({f"{prefix}_{k}": v for k, v in risk.summary(m, feature).items()
                     if k != "mean"})
@@ -264,20 +292,18 @@ def _markdown(frame: pd.DataFrame, columns: dict) -> str:
 
 
 def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
-    """Write report.md, report.csv, environment.json (the versions and machine facts that
-    produced them, :func:`lgb_risk._machine.environment`) and
-    (with matplotlib) the figures; returns report.md's path."""
+    """Write report.md, report.csv (and report__MEASURE.csv for each reported measure after the
+    first), report.tex, environment.json (the versions and machine facts that produced them,
+    :func:`lgb_risk._machine.environment`) and (with matplotlib) the figures; returns
+    report.md's path."""
     folder = RunFolder(out)
-    results = collect_results(config, out)
-    table = results_table(config, out, results)
-    k = config.evaluation.k
+    measures = folder.measures(config)
+    reported = measures.reported
+    several = len(reported) > 1
     alpha = config.report.alpha
-    base = config.baselines.feature_name
-    large_losses = risk.loss_field()  # risk.summary's count, at its default fraction
-    large_losses_label = f"{large_losses.removeprefix('loss_gt_')}%"
     split = folder.read_split()
-    queries = list(results.index)
-    feature, learned = averaged_baselines(config, out, queries)
+    first = collect_results(config, out, reported[0])
+    queries = list(first.index)
     repeats = config.split.repeats
     if repeats == 1:
         tested = (f"{len(queries)} main queries (test parts of all folds), "
@@ -287,28 +313,88 @@ def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
         counts = tested_counts(config, out).value_counts().sort_index()
         tested = (f"The protocol repeated {repeats} times with derived seeds (split, learned "
                   f"baselines, folds); {len(queries)} queries tested at least once, each query's "
-                  "NDCG averaged over the repeats that tested it before any statistic (n = "
-                  "queries). Repeats per query: " + ", ".join(
-                      f"{n} queries in {times}" for times, n in counts.items()) + ".")
+                  f"{'values' if several else reported[0].measure.label or 'value'} averaged "
+                  "over the repeats that tested it before any statistic (n = queries). Repeats "
+                  "per query: " + ", ".join(f"{n} queries in {times}"
+                                            for times, n in counts.items()) + ".")
     lines = [
         f"# {config.name}: risk-sensitive LambdaMART, {len(split['parts'])} folds",
         "",
-        f"{tested} NDCG@{k}. Risk measures at α = {alpha:g}.",
+        f"{tested} {', '.join(m.label for m in reported)}. Risk measures at α = {alpha:g}.",
         "",
-        "Training: " + _settings(config) + ".",
-        "",
-        f"Baselines, mean NDCG@{k}: {base} {feature.mean():.4f}",
+        "Training: " + _settings(config, measures) + ".",
     ]
+    csvs, latex, figures = {}, [], []
+    for i, measure in enumerate(reported):
+        suffix = f"__{RunMeasures.slug(measure)}" if i else ""
+        results = first if i == 0 else collect_results(config, out, measure)
+        table = results_table(config, out, results, measure)
+        part, part_figures = _measure_part(config, folder, measure, table, results,
+                                           len(queries), suffix, several)
+        lines += part
+        figures += part_figures
+        csvs[folder.out / f"report{suffix}.csv"] = table.to_csv(index=False,
+                                                                 float_format="%.6f")
+        latex.append(report_latex(config, table, len(queries), measure))
+    if figures:
+        lines += ["", "## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures]
+    named = significance.CORRECTIONS[config.report.correction]
+    n_rows = len(table)
+    lines += ["", "A dash (–) marks a value that is undefined: a p-value with nothing to test, "
+              "a ratio over 0, or TRisk where every query has the same risk-weighted difference "
+              "(as when a learner ties the baseline on every query).",
+              "", "trees: median number of trees of the models kept (over folds and repeats). "
+              "p vs LambdaMART: paired t-test of the per-query measure against plain LambdaMART; "
+              "p(Risk) vs LambdaMART: the same for the per-query loss max(0, M_b − M) whose mean "
+              "is Risk (against the learned baselines: the loss averaged over them). "
+              "p(GeoRisk) vs LambdaMART: paired randomisation test of the GeoRisk difference "
+              "(each query's two values swapped at random, 4,000 times, seeded). "
+              "p(x*) vs LambdaMART: paired t-test of the per-query risk-weighted differences "
+              "x_q against the learned baselines' mean, whose mean is T*Risk's numerator. "
+              f"A column headed {named} holds the p-value to its left corrected ({named}) "
+              f"for the comparisons of the learner × α grid: the {n_rows - 1} rows "
+              f"compared with plain LambdaMART, and all {n_rows} rows for p(TRisk) "
+              "(each tested against the feature baseline)"
+              + (", within each measure" if several else "") + ". "
+              "Wins/Losses count queries above/below the baseline; Loss>20%: queries more than "
+              "20% below a baseline whose value is > 0. Against the learned baselines, Reward to "
+              "Loss>20% are means over the baselines; GeoRisk is the model's row within the "
+              "matrix of the model and every learned baseline, and T*Risk is TRisk against their "
+              "per-query mean.", ""]
+    # Written once everything is computed, so that a failure leaves no partial report.
+    for path, text in csvs.items():
+        atomic_write_text(path, text)
+    atomic_write_text(folder.environment_path, json.dumps(environment(), indent=1) + "\n")
+    atomic_write_text(folder.report_path, "\n".join(lines))
+    atomic_write_text(folder.report_tex_path,
+                      "\n".join([f"% {escape(config.name)}: the tables of report.md, written by "
+                                 "lgb-risk run", "", *latex]))
+    return folder.report_path
+
+
+def _measure_part(config: ExperimentConfig, folder: RunFolder, measure: MeasureSpec,
+                  table: pd.DataFrame, results: pd.DataFrame, n_queries: int, suffix: str,
+                  several: bool) -> tuple[list[str], list[Path]]:
+    """report.md's part for one measure (its tables, tests, repeatability) and its figures."""
+    out = folder.out
+    stem = measure.measure.name
+    label = measure.label
+    heading = f"{label}: " if several else ""
+    alpha = config.report.alpha
+    base = config.baselines.feature_name
+    large_losses = risk.loss_field()  # risk.summary's count, at its default fraction
+    large_losses_label = f"{large_losses.removeprefix('loss_gt_')}%"
+    feature, learned = averaged_baselines(config, out, list(results.index), measure)
+    lines = ["", f"Baselines, mean {label}: {base} {feature.mean():.4f}"]
     if learned is not None:
-        names = RunFolder(out).read_baselines()[1].names  # type: ignore[union-attr]
+        names = folder.read_learned_baselines(measure).names  # type: ignore[union-attr]
         lines[-1] += "; " + "; ".join(f"{n} {v:.4f}" for n, v in zip(names, learned.mean(axis=1)))
-    measure_label = registry.parse(f"ndcg@{k}").label
     method = config.report.correction
     named = significance.CORRECTIONS[method]
-    lines += ["", f"## Against the feature baseline ({base})", "", _markdown(table, {
+    lines += ["", f"## {heading}Against the feature baseline ({base})", "", _markdown(table, {
         "learner": ("learner", 0), "alpha": ("α", 1), "trees": ("trees", 1),
-        "ndcg": (measure_label, 4), "ndcg_p_vs_lambdamart": ("p vs LambdaMART", 4),
-        f"ndcg_p_vs_lambdamart_{method}": (named, 4),
+        stem: (label, 4), f"{stem}_p_vs_lambdamart": ("p vs LambdaMART", 4),
+        f"{stem}_p_vs_lambdamart_{method}": (named, 4),
         f"{base}_reward": ("Reward", 4), f"{base}_risk": ("Risk", 4),
         f"{base}_risk_p_vs_lambdamart": ("p(Risk) vs LambdaMART", 4),
         f"{base}_risk_p_vs_lambdamart_{method}": (named, 4),
@@ -318,8 +404,9 @@ def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
         "urisk": (f"URisk(α={alpha:g})", 4),
         "trisk": ("TRisk", 2), "trisk_p": ("p(TRisk)", 4), f"trisk_p_{method}": (named, 4)})]
     if "georisk" in table:
-        lines += ["", "## Against the learned baselines (macro-averaged)", "", _markdown(table, {
-            "learner": ("learner", 0), "alpha": ("α", 1), "ndcg": (measure_label, 4),
+        lines += ["", f"## {heading}Against the learned baselines (macro-averaged)", "",
+                  _markdown(table, {
+            "learner": ("learner", 0), "alpha": ("α", 1), stem: (label, 4),
             "learned_reward": ("Reward", 4), "learned_risk": ("Risk", 4),
             "learned_risk_p_vs_lambdamart": ("p(Risk) vs LambdaMART", 4),
             f"learned_risk_p_vs_lambdamart_{method}": (named, 4),
@@ -332,16 +419,18 @@ def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
             "tstar_risk": ("T*Risk", 2),
             "tstar_urisk_p_vs_lambdamart": ("p(x*) vs LambdaMART", 4),
             f"tstar_urisk_p_vs_lambdamart_{method}": (named, 4)})]
-    lines += ["", "## What the tests can detect", "", _detectable_table(table, base, len(queries)),
+    lines += ["", f"## {heading}What the tests can detect", "",
+              _detectable_table(table, base, n_queries, measure),
               "", "Smallest true difference from plain LambdaMART that each paired test finds "
               "with probability 0.8 at a two-sided level of 0.05 with these queries (the range "
               "over the learners; in % of LambdaMART's own value). A p-value above 0.05 says "
               "nothing about differences below this size."]
-    repeatability = loss_repeatability(config, out) if repeats > 1 else {}
+    repeatability = (loss_repeatability(config, out, measure) if config.split.repeats > 1
+                     else {})
     if repeatability:
         described = {"feature": f"to {base}",
                      "learned": "to the learned baselines (mean over them)"}
-        lines += ["", "## Do a query's losses repeat across splits?", "",
+        lines += ["", f"## {heading}Do a query's losses repeat across splits?", "",
                   "Plain LambdaMART's per-query loss max(0, M_b − M) in one repeat against the "
                   "same query's in another (every pair of repeats, queries tested in both): "
                   + "; ".join(f"{described[kind]} r = {r:.2f} over {x.size} pairs"
@@ -349,44 +438,17 @@ def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
                   "A learner can only aim at losses that persist from its training queries to "
                   "unseen ones; where r is near 0, which queries are lost is mostly the split's "
                   "doing (the learned baselines are retrained on each repeat's held-out queries)."]
-    figures = _write_figures(config, folder.out, table, results, repeatability)
-    if figures:
-        lines += ["", "## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures]
-    lines += ["", "A dash (–) marks a value that is undefined: a p-value with nothing to test, "
-              "a ratio over 0, or TRisk where every query has the same risk-weighted difference "
-              "(as when a learner ties the baseline on every query).",
-              "", "trees: median number of trees of the models kept (over folds and repeats). "
-              "p vs LambdaMART: paired t-test of per-query NDCG against plain LambdaMART; "
-              "p(Risk) vs LambdaMART: the same for the per-query loss max(0, M_b − M) whose mean "
-              "is Risk (against the learned baselines: the loss averaged over them). "
-              "p(GeoRisk) vs LambdaMART: paired randomisation test of the GeoRisk difference "
-              "(each query's two values swapped at random, 4,000 times, seeded). "
-              "p(x*) vs LambdaMART: paired t-test of the per-query risk-weighted differences "
-              "x_q against the learned baselines' mean, whose mean is T*Risk's numerator. "
-              f"A column headed {named} holds the p-value to its left corrected ({named}) "
-              f"for the comparisons of the learner × α grid: the {len(table) - 1} rows "
-              f"compared with plain LambdaMART, and all {len(table)} rows for p(TRisk) "
-              "(each tested against the feature baseline). "
-              "Wins/Losses count queries above/below the baseline; Loss>20%: queries more than "
-              "20% below a baseline with NDCG > 0. Against the learned baselines, Reward to "
-              "Loss>20% are means over the baselines; GeoRisk is the model's row within the "
-              "matrix of the model and every learned baseline, and T*Risk is TRisk against their "
-              "per-query mean.", ""]
-    # Written once everything is computed, so that a failure leaves no partial report.
-    latex = report_latex(config, table, len(queries))
-    atomic_write_text(folder.report_csv_path, table.to_csv(index=False, float_format="%.6f"))
-    atomic_write_text(folder.environment_path, json.dumps(environment(), indent=1) + "\n")
-    atomic_write_text(folder.report_path, "\n".join(lines))
-    atomic_write_text(folder.report_tex_path, latex)
-    return folder.report_path
+    figures = _write_figures(config, out, table, results, repeatability, measure, suffix)
+    return lines, figures
 
 
-def report_latex(config: ExperimentConfig, table: pd.DataFrame, n_queries: int) -> str:
-    """The report's two tables as LaTeX (booktabs): the best value of each column in bold, and
-    a mark where the corrected test against plain LambdaMART (for TRisk: against the feature
-    baseline) finds p < 0.05, each test and the correction named in the caption. Needs
-    ``\\usepackage{booktabs}``."""
-    k = config.evaluation.k
+def report_latex(config: ExperimentConfig, table: pd.DataFrame, n_queries: int,
+                 measure: MeasureSpec) -> str:
+    """The report's two tables of one measure as LaTeX (booktabs): the best value of each
+    column in bold, and a mark where the corrected test against plain LambdaMART (for TRisk:
+    against the feature baseline) finds p < 0.05, each test and the correction named in the
+    caption. Needs ``\\usepackage{booktabs}``."""
+    stem, label = measure.measure.name, escape(measure.label)
     alpha = config.report.alpha
     base = config.baselines.feature_name
     shown_base, name = escape(base), escape(config.name)
@@ -394,13 +456,13 @@ def report_latex(config: ExperimentConfig, table: pd.DataFrame, n_queries: int) 
     corrected = f"{significance.CORRECTIONS[method]}-corrected over the {len(table) - 1} rows"
     against = f"paired $t$-test against plain LambdaMART over the {n_queries} queries"
     common = {"learner": ("learner", None), "training_alpha": (r"$\alpha$", None),
-              "ndcg": (f"NDCG@{k}", "higher")}
+              stem: (label, "higher")}
     shown = table.assign(training_alpha=[f"{a:g}" for a in table["alpha"]])
     tables = [(f"Against the feature baseline ({shown_base})", {
         **common, f"{base}_reward": ("Reward", "higher"), f"{base}_risk": ("Risk", "lower"),
         f"{base}_wins": ("Wins", "higher"), f"{base}_losses": ("Losses", "lower"),
         "urisk": (f"URisk($\\alpha={alpha:g}$)", "higher"), "trisk": ("TRisk", "higher")}, {
-        "ndcg": ("ndcg_p_vs_lambdamart", f"NDCG@{k}, {against}, {corrected}"),
+        stem: (f"{stem}_p_vs_lambdamart", f"{label}, {against}, {corrected}"),
         f"{base}_risk": (f"{base}_risk_p_vs_lambdamart",
                          f"Risk, the same test of the per-query loss, {corrected}"),
         "trisk": ("trisk_p", f"TRisk's $t$-test of the risk-weighted differences against "
@@ -413,14 +475,14 @@ def report_latex(config: ExperimentConfig, table: pd.DataFrame, n_queries: int) 
             "learned_wins": ("Wins", "higher"), "learned_losses": ("Losses", "lower"),
             "georisk": (f"GeoRisk($\\alpha={alpha:g}$)", "higher"),
             "tstar_risk": ("T*Risk", "higher")}, {
-            "ndcg": ("ndcg_p_vs_lambdamart", f"NDCG@{k}, {against}, {corrected}"),
+            stem: (f"{stem}_p_vs_lambdamart", f"{label}, {against}, {corrected}"),
             "learned_risk": ("learned_risk_p_vs_lambdamart",
                              f"Risk, the same test of the per-query loss, {corrected}"),
             "georisk": ("georisk_p_vs_lambdamart", "GeoRisk, paired randomisation test against "
                                                    f"plain LambdaMART, {corrected}"),
             "tstar_risk": ("tstar_urisk_p_vs_lambdamart", "T*Risk, paired $t$-test of the "
                            f"risk-weighted differences against plain LambdaMART, {corrected}")}))
-    out = [f"% {name}: the tables of report.md, written by lgb-risk run", ""]
+    out = []
     for title, columns, marks in tables:
         out.append(latex_table(
             {c: shown[c].tolist() for c in columns},
@@ -430,19 +492,20 @@ def report_latex(config: ExperimentConfig, table: pd.DataFrame, n_queries: int) 
             better={c: way for c, (_, way) in columns.items() if way},
             marks={c: (table[f"{p}_{method}"].tolist(), meaning)
                    for c, (p, meaning) in marks.items()},
-            caption=f"{name}: {title}, NDCG@{k} over {n_queries} queries."))
+            caption=f"{name}: {title}, {label} over {n_queries} queries."))
     return "\n".join(out)
 
 
-def _detectable_table(table: pd.DataFrame, base: str, n: int) -> str:
+def _detectable_table(table: pd.DataFrame, base: str, n: int, measure: MeasureSpec) -> str:
     """Markdown: each paired test's minimal detectable difference, over the learners."""
     reference = table.iloc[0]
     others = table.iloc[1:]
-    columns = {"ndcg": "ndcg", "feature_risk": f"{base}_risk", "learned_risk": "learned_risk",
+    own = measure.measure.name
+    columns = {own: own, "feature_risk": f"{base}_risk", "learned_risk": "learned_risk",
                "tstar_urisk": "tstar_urisk", "georisk": "georisk"}
     lines = ["| statistic | per-query values compared | n | detectable difference | "
              "in % of LambdaMART's value |", "|---|---|---|---|---|"]
-    for stem, (statistic, compared) in TESTS.items():
+    for stem, (statistic, compared) in _tests(measure).items():
         column = columns[stem]
         if f"{column}_detectable" not in table or others.empty:
             continue
@@ -455,24 +518,26 @@ def _detectable_table(table: pd.DataFrame, base: str, n: int) -> str:
     return "\n".join(lines)
 
 
-def _settings(config: ExperimentConfig) -> str:
+def _settings(config: ExperimentConfig, measures: RunMeasures) -> str:
     """The training settings, as the report states them."""
     training = config.training
-    k = config.evaluation.k
-    selected = {"ndcg": f"validation NDCG@{k}",
-                "risk": ("validation value of the learner's own risk measure at its α "
-                         f"(NDCG@{k} for LambdaMART)")}
+    target = measures.target.label
+    if training.selection == "risk":
+        selected = (f"validation value of the learner's own risk measure at its α in {target} "
+                    f"({target} itself for LambdaMART)")
+    elif measures.selection is not None:
+        selected = f"validation {measures.selection.label}"
     if training.selection == "last":
         protocol = f"{training.rounds} trees, every tree kept"
     elif training.early_stopping:
         protocol = (f"at most {training.rounds} trees, early stopping after "
-                    f"{training.early_stopping} rounds without gain in "
-                    f"{selected[training.selection]}")
+                    f"{training.early_stopping} rounds without gain in {selected}")
     else:
         protocol = (f"{training.rounds} trees, the model kept at the iteration with the best "
-                    f"{selected[training.selection]}")
-    parts = [protocol, "the learned baselines trained the same way" + (
-                 f", selected on NDCG@{k}" if training.selection == "risk" else ""),
+                    f"{selected}")
+    parts = [f"every objective toward {target}", protocol,
+             "the learned baselines trained the same way" + (
+                 f", selected on {target}" if training.selection == "risk" else ""),
              f"{training.num_threads} thread(s) per unit",
              "LightGBM parameters: " + (", ".join(f"{key} = {value!r}" for key, value in
                                                   config.lightgbm.items()) or "its defaults"),
@@ -486,7 +551,7 @@ def _settings(config: ExperimentConfig) -> str:
 
 
 def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, results: pd.DataFrame,
-                   repeatability: dict) -> list[Path]:
+                   repeatability: dict, measure: MeasureSpec, suffix: str) -> list[Path]:
     """GeoRisk against α per learner, per-query TR/TJ (:func:`lgb_risk.plots.tr_tj_per_query`),
     Risk against Reward by training α (:func:`lgb_risk.plots.risk_reward`) and, with repeats,
     the repeatability of per-query losses; none without matplotlib."""
@@ -527,19 +592,19 @@ def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, res
                  "learner by training α")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    paths.append(_save_figure(fig, out / "georisk_vs_alpha.png"))
+    paths.append(_save_figure(fig, out / f"georisk_vs_alpha{suffix}.png"))
 
     learner = config.report.learner or next(
         (n for n in reversed(list(config.learners)) if n != "LambdaMART"), "LambdaMART")
     key = (learner, max(config.learners[learner]))
-    feature = averaged_baselines(config, out, list(results.index))[0]
-    measure = f"NDCG@{config.evaluation.k}"
+    feature = averaged_baselines(config, out, list(results.index), measure)[0]
+    label = measure.label
     if risk.trisk_if_defined(results[key].to_numpy(), feature, alpha) is not None:
-        ax = tr_tj_per_query(results[key].to_numpy(), feature, alpha, measure=measure,
+        ax = tr_tj_per_query(results[key].to_numpy(), feature, alpha, measure=label,
                              name=f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g}",
                              baseline_name=base)
         ax.figure.tight_layout()
-        paths.append(_save_figure(ax.figure, out / "tr_tj_per_query.png"))
+        paths.append(_save_figure(ax.figure, out / f"tr_tj_per_query{suffix}.png"))
     # else: TR_q is undefined (every query the same x_q, as where the learner ties the
     # baseline everywhere); the table says TRisk is undefined (–), and no figure is drawn.
 
@@ -548,9 +613,9 @@ def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, res
         points.setdefault(name, []).append((trained, rows[f"{base}_risk"].iloc[0],
                                             rows[f"{base}_reward"].iloc[0]))
     reference = points.pop(OBJECTIVES["LambdaMART"].paper_name)[0][1:]
-    ax = risk_reward(points, reference=reference, measure=measure, baseline_name=base)
+    ax = risk_reward(points, reference=reference, measure=label, baseline_name=base)
     ax.figure.tight_layout()
-    paths.append(_save_figure(ax.figure, out / "risk_reward.png"))
+    paths.append(_save_figure(ax.figure, out / f"risk_reward{suffix}.png"))
 
     if repeatability:
         described = {"feature": f"loss to {base}", "learned": "mean loss to the learned baselines"}
@@ -566,9 +631,9 @@ def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, res
             ax.set_ylabel("the same query, another repeat")
             ax.set_title(f"{described[kind]}: r = {r:.2f}", fontsize=10)
         fig.suptitle(f"{config.name}: plain LambdaMART's per-query losses across splits "
-                     f"(NDCG@{config.evaluation.k})", fontsize=10)
+                     f"({label})", fontsize=10)
         fig.tight_layout()
-        paths.append(_save_figure(fig, out / "loss_repeatability.png"))
+        paths.append(_save_figure(fig, out / f"loss_repeatability{suffix}.png"))
     return paths
 
 

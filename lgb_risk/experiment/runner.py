@@ -8,20 +8,25 @@ Stages, each written to the output folder as it completes:
 1. ``split.json`` — queries split once, seeded: a held-out fraction (two thirds train, one third
    validation) for the learned baselines, the rest in ``folds`` parts; fold f tests on part f,
    validates on part f+1 and trains on the others, so the test parts cover every main query once.
-2. ``baselines/feature.csv`` and ``baselines/learned.csv`` (with ``.meta.json``) — per-query NDCG@k
-   on the main queries of the feature baseline (BM25) and of the learned baselines (LambdaMART,
-   GBRT, a coordinate-ascent linear ranker, ridge regression), trained on the held-out part.
-3. ``units/FOLD__LEARNER__aALPHA.csv`` — one unit of work per (fold, learner, α): trained as
-   ``[training]`` says (early stopping on the fold's validation NDCG@k by default; a fixed
-   number of trees, the model selected on validation NDCG@k or on the learner's own risk
-   measure, as Jforests does), per-query test NDCG@k written atomically. On a Dask
+2. ``baselines/feature__MEASURE.csv`` and ``baselines/learned__MEASURE.csv`` (with
+   ``.meta.json``) — per-query values of each reported measure and of the target on the main
+   queries of the feature baseline (BM25) and of the learned baselines (LambdaMART, GBRT, a
+   coordinate-ascent linear ranker, ridge regression), trained on the held-out part, whose
+   scores are kept in ``baselines/learned_scores.npy``.
+3. ``units/FOLD__LEARNER__aALPHA.csv`` — one unit of work per (fold, learner, α): trained toward
+   the target measure as ``[training]`` says (early stopping on the fold's validation value of
+   the target by default; a fixed number of trees, the model selected on another measure or on
+   the learner's own risk measure, as Jforests does), per-query test values of every reported
+   measure written atomically after the model's test scores (``.scores.npy``). On a Dask
    cluster (started in a thread while the data is loaded and the first stages written), the
    units whose learner does not take the learned baselines start once the feature baseline is
    written, while this process trains the learned baselines; the others then go ahead of those
    still queued.
 
 Running the same command again skips every stage and unit whose file exists, so a run killed at any
-moment resumes with nothing lost or doubled. Training is deterministic (``deterministic=True``, a
+moment resumes with nothing lost or doubled. A measure added to ``[evaluation] measures`` of a
+finished run is computed from the kept scores of the units and of the learned baselines:
+nothing is trained again. Training is deterministic (``deterministic=True``, a
 fixed number of threads per unit, seeded splits), so results do not depend on ``--jobs``.
 
 The stages live in :mod:`~lgb_risk.experiment.protocol` (data and split),
@@ -38,6 +43,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from lgb_risk._dask import (
@@ -49,12 +55,18 @@ from lgb_risk._dask import (
 from lgb_risk._progress import Bar, on_terminal
 from lgb_risk.experiment.config import ExperimentConfig
 from lgb_risk.experiment.layout import RunFolder, Unit, all_units
-from lgb_risk.experiment.protocol import Subsets, load_dataset, make_split
-from lgb_risk.experiment.protocol_baselines import feature_baseline, learned_baselines
+from lgb_risk.experiment.measuring import RunMeasures
+from lgb_risk.experiment.protocol import Subsets, fold_queries, load_dataset, make_split
+from lgb_risk.experiment.protocol_baselines import (
+    baseline_store,
+    feature_baseline,
+    learned_baseline_scores,
+)
 from lgb_risk.experiment.report import write_report
 from lgb_risk.experiment.training import (
     check_before_training,
     compute_unit,
+    evaluate_unit,
     needs_learned_baselines,
     unit_threads,
 )
@@ -71,17 +83,19 @@ __all__ = ["run_experiment", "unit_task"]
 _WORKER_STATE: dict = {}
 
 
-def unit_task(unit: Unit, config: ExperimentConfig, out: str) -> tuple[pd.DataFrame, float]:
+def unit_task(unit: Unit, config: ExperimentConfig,
+              out: str) -> tuple[pd.DataFrame, np.ndarray, float]:
     """What a worker runs: one unit, with the data loaded once per process (kept in this
     module, so that spawned and Dask workers alike find it) and the unit's thread budget set
     here, in the task's own thread (numba's thread count is per thread). Returns the unit's
-    table and the seconds taken; the driver writes the file."""
+    table, its model's test scores and the seconds taken; the driver writes the files."""
     start = time.perf_counter()
     state = _worker_state(config, out)
     split, stores = _unit_inputs(state, unit)
     with unit_threads(config):
-        frame = compute_unit(unit, config, state["data"], split, stores)
-    return frame, time.perf_counter() - start
+        frame, scores = compute_unit(unit, config, state["data"], split, stores,
+                                     state["measures"])
+    return frame, scores, time.perf_counter() - start
 
 
 def _worker_state(config: ExperimentConfig, out: str) -> dict:
@@ -89,20 +103,23 @@ def _worker_state(config: ExperimentConfig, out: str) -> dict:
     key = (str(out), json.dumps(config.to_dict(), sort_keys=True))
     if _WORKER_STATE.get("key") != key:
         _WORKER_STATE.clear()
-        _WORKER_STATE.update(key=key, out=Path(out), data=load_dataset(config), repeats={})
+        data = load_dataset(config)
+        _WORKER_STATE.update(key=key, out=Path(out), data=data, repeats={},
+                             measures=RunMeasures(config, int(data.y.max(initial=0))))
     return _WORKER_STATE
 
 
 def _unit_inputs(state: dict, unit: Unit):
-    """A unit's split and baseline stores, each file read once per process; the learned
-    baselines when a unit first needs them (a parallel run writes them while the units that
-    do not need them train)."""
+    """A unit's split and baseline stores in the target measure, each file read once per
+    process; the learned baselines when a unit first needs them (a parallel run writes them
+    while the units that do not need them train)."""
     folder = RunFolder(state["out"], unit.repeat)
+    target = state["measures"].target
     read = state["repeats"].setdefault(unit.repeat, {})
     if "split" not in read:
-        read.update(split=folder.read_split(), feature=folder.read_feature_baseline())
+        read.update(split=folder.read_split(), feature=folder.read_feature_baseline(target))
     if needs_learned_baselines(unit) and "learned" not in read:
-        read["learned"] = folder.read_learned_baselines()
+        read["learned"] = folder.read_learned_baselines(target)
     return read["split"], (read["feature"], read.get("learned"))
 
 
@@ -184,14 +201,34 @@ def _collect_units(futures: dict, slots: int, repeats, progress) -> None:
             failed[unit] = f"{type(future.exception()).__name__}: {future.exception()}"
             progress.line(min(slots, pending), f"{unit} FAILED: {failed[unit]}", note=True)
             continue
-        frame, seconds = future.result()
-        repeats[unit.repeat].write_unit(unit, frame)
+        frame, scores, seconds = future.result()
+        repeats[unit.repeat].write_unit(unit, frame, scores)
         progress.done += 1
         progress.line(min(slots, pending), f"{unit} finished ({seconds:.1f} s)")
     if failed:
         raise ValueError(f"{len(failed)} unit(s) failed, the others are kept (run the same "
                          "command again to retry them): " + "; ".join(
                              f"{unit}: {message}" for unit, message in failed.items()))
+
+
+def reevaluate_units(repeats: list[RunFolder], units: list[Unit], subsets: Subsets,
+                     measures: RunMeasures, stream) -> None:
+    """Give every finished unit that lacks a reported measure its values, computed from the
+    unit's kept test scores (a measure added to ``[evaluation] measures`` of a finished run):
+    the models are not trained again."""
+    missing = [unit for unit in units if repeats[unit.repeat].unit_done(unit)
+               and any(spec.label not in repeats[unit.repeat].read_unit(unit)
+                       for spec in measures.reported)]
+    if missing:
+        print(f"computing the added measure(s) for {len(missing)} finished unit(s) from their "
+              "kept test scores ...", file=stream, flush=True)
+    for unit in missing:
+        folder = repeats[unit.repeat]
+        test_ids = fold_queries(folder.read_split(), unit.fold)[2]
+        _, labels, group = subsets.take(test_ids)
+        trees = int(folder.read_unit(unit)["best_iteration"].iloc[0])
+        folder.write_unit(unit, evaluate_unit(test_ids, labels, folder.read_unit_scores(unit),
+                                              group, trees, measures))
 
 
 def _quiet_when_interrupted(kind, error, trace) -> bool:
@@ -242,6 +279,10 @@ def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: in
         for repeat in repeats:
             repeat.prepare()
         folder.keep_config(config)
+        folder.keep_max_label(int(data.y.max(initial=0)))
+        measures = folder.measures(config)
+        needed = list({spec.label: spec for spec in (*measures.reported, measures.target)}
+                      .values())
         stack.enter_context(unit_threads(config))
         for repeat in repeats:
             if not repeat.split_path.exists():
@@ -251,19 +292,36 @@ def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: in
 
         subsets = Subsets(data)
         for repeat in repeats:
-            if not repeat.feature_path.exists():
-                repeat.write_feature_baseline(feature_baseline(subsets, repeat.read_split(),
-                                                               config))
+            for spec in needed:
+                if not repeat.feature_path(spec).exists():
+                    feature_baseline(subsets, repeat.read_split(), config, measures,
+                                     spec).save(repeat.feature_path(spec))
         untrained = [repeat.repeat for repeat in repeats
-                     if config.baselines.learned and not repeat.learned_path.exists()]
+                     if config.baselines.learned and not repeat.learned_scores_path.exists()]
+
+        def write_learned_stores(repeat):
+            """Each measure's store of the learned baselines, from their kept scores."""
+            names = config.baselines.learned
+            for spec in needed:
+                if not repeat.learned_path(spec).exists():
+                    baseline_store(repeat.read_learned_scores(), names, subsets,
+                                   repeat.read_split(), measures, spec,
+                                   {name: {"source": "learned", "trained_on": "heldout"}
+                                    for name in names}).save(repeat.learned_path(spec))
 
         def train_learned_baselines():
             for r in untrained:
                 where = f" (repeat {r})" if r else ""
                 print(f"training the learned baselines on the held-out queries{where} ...",
                       file=stream, flush=True)
-                repeats[r].write_learned_baselines(learned_baselines(
-                    subsets, repeats[r].read_split(), config, stream))
+                repeats[r].write_learned_scores(learned_baseline_scores(
+                    subsets, repeats[r].read_split(), config, measures, stream))
+                write_learned_stores(repeats[r])
+
+        for repeat in repeats:  # a measure added to a run whose baselines are trained
+            if config.baselines.learned and repeat.repeat not in untrained:
+                write_learned_stores(repeat)
+        reevaluate_units(repeats, units, subsets, measures, stream)
 
         if stop_after == "baselines":
             train_learned_baselines()
@@ -289,13 +347,13 @@ def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: in
                            progress)
         else:
             train_learned_baselines()
-            state = {"out": folder.out, "repeats": {}}
+            state = {"out": folder.out, "repeats": {}, "measures": measures}
             for unit in todo:
                 progress.line(1, f"{unit} started")
                 start = time.perf_counter()
                 split, stores = _unit_inputs(state, unit)
-                repeats[unit.repeat].write_unit(unit, compute_unit(unit, config, data, split,
-                                                                   stores))
+                repeats[unit.repeat].write_unit(unit, *compute_unit(unit, config, data, split,
+                                                                    stores, measures))
                 progress.done += 1
                 progress.line(0, f"{unit} finished ({time.perf_counter() - start:.1f} s)")
     return write_report(config, folder.out)

@@ -1,8 +1,9 @@
 """How the protocol trains one booster and one unit of work (fold, learner, α).
 
-``[training]`` decides the number of trees and the model kept (early stopping on validation
-NDCG@k, every tree, or the learner's own validation risk measure, as Jforests selects);
-``[objective]`` the objective's parameters; the unit's α and baselines come from the unit.
+``[training]`` decides the number of trees and the model kept (early stopping on the validation
+value of the target measure or of another, every tree, or the learner's own validation risk
+measure, as Jforests selects); ``[objective]`` the objective's parameters and its target; the
+unit's α and baselines come from the unit.
 """
 
 from __future__ import annotations
@@ -11,29 +12,31 @@ from contextlib import contextmanager
 
 import lightgbm as lgb
 import numba
+import numpy as np
 import pandas as pd
 
-from lgb_risk import feval, metrics, objectives
+from lgb_risk import feval, objectives
 from lgb_risk._validation import check_lightgbm_parameter_names
 from lgb_risk.data import LetorData
 from lgb_risk.experiment.config import ExperimentConfig, objective_parameters
 from lgb_risk.experiment.layout import Unit
+from lgb_risk.experiment.measuring import RunMeasures
 from lgb_risk.experiment.protocol import Subsets, fold_queries, make_split, minimum_queries
 from lgb_risk.objectives import OBJECTIVES
 
 __all__ = ["train_booster", "needs_learned_baselines", "make_objective", "selection_feval",
-           "compute_unit", "unit_threads", "check_before_training"]
+           "evaluate_unit", "compute_unit", "unit_threads", "check_before_training"]
 
 
 def train_booster(objective, train, valid, config: ExperimentConfig,
-                  selection=None) -> tuple[lgb.Booster, int]:
+                  selection) -> tuple[lgb.Booster, int]:
     """``lightgbm.train`` as the protocol runs it; returns the booster and its number of trees.
 
     ``train`` and ``valid`` are ``(X, y, group)``. ``[training]``: at most ``rounds`` trees,
     stopped after ``early_stopping`` rounds without gain on the validation set (0: all rounds),
-    the model kept at the iteration of the best validation value of ``selection`` (a ``feval``;
-    NDCG@k when None); with ``selection = "last"`` every tree is kept and ``valid`` is not used.
-    Deterministic for a given configuration.
+    the model kept at the iteration of the best validation value of ``selection`` (a
+    ``feval``); with ``selection = "last"`` every tree is kept, and neither ``valid`` nor
+    ``selection`` is used. Deterministic for a given configuration.
     """
     training = config.training
     params = {**config.lightgbm, "objective": objective, "metric": "None", "verbose": -1,
@@ -47,10 +50,8 @@ def train_booster(objective, train, valid, config: ExperimentConfig,
                             params={"verbose": -1})
     # Patience of `rounds`: LightGBM trains every round and keeps the best iteration.
     patience = training.early_stopping or training.rounds
-    booster = lgb.train(
-        params, train_set, training.rounds, valid_sets=[valid_set],
-        feval=selection if selection is not None else feval.ndcg_feval(config.evaluation.k),
-        callbacks=[lgb.early_stopping(patience, verbose=False)])
+    booster = lgb.train(params, train_set, training.rounds, valid_sets=[valid_set],
+                        feval=selection, callbacks=[lgb.early_stopping(patience, verbose=False)])
     return booster, booster.best_iteration
 
 
@@ -59,43 +60,60 @@ def needs_learned_baselines(unit: Unit) -> bool:
     return OBJECTIVES[unit.learner].baseline_parameter == "baselines"
 
 
-def make_objective(unit: Unit, config: ExperimentConfig, train_ids, stores):
-    """The unit's objective: [objective] parameters; one baseline (the feature baseline) or
-    several (the learned baselines) as the learner takes them."""
+def make_objective(unit: Unit, config: ExperimentConfig, train_ids, stores,
+                   measures: RunMeasures):
+    """The unit's objective toward the run's target measure: [objective] parameters; one
+    baseline (the feature baseline) or several (the learned baselines) as the learner takes
+    them, in the target measure."""
     feature, learned = stores
+    params = {key: value for key, value in objective_parameters(config, unit.learner).items()
+              if key != "measure"}  # the target, written out for the data: measures.target
     return objectives.make_objective(
-        unit.learner, alpha=unit.alpha, k=config.evaluation.k,
+        unit.learner, alpha=unit.alpha, measure=measures.target.text,
         baseline=learned if needs_learned_baselines(unit) else feature, query_ids=train_ids,
-        **objective_parameters(config, unit.learner))
+        **params)
 
 
-def selection_feval(unit: Unit, config: ExperimentConfig, valid_ids, stores):
-    """The validation measure that selects the unit's model: NDCG@k; with ``[training]
-    selection = "risk"``, the learner's own risk measure (``risk_measure`` of its class) at the
-    unit's α against the validation queries' baselines, the one it trains against."""
-    k = config.evaluation.k
+def selection_feval(unit: Unit, config: ExperimentConfig, valid_ids, stores,
+                    measures: RunMeasures):
+    """The validation measure that selects the unit's model: ``measures.selection`` (the
+    target by default); with ``[training] selection = "risk"``, the learner's own risk measure
+    (``risk_measure`` of its class) at the unit's α against the validation queries'
+    baselines, in the target measure, the one it trains against; None for ``"last"``."""
+    if measures.selection is None:
+        return None
     measure = OBJECTIVES[unit.learner].risk_measure
     if config.training.selection != "risk" or measure is None:
-        return feval.ndcg_feval(k)
+        return feval.metric_feval(measures.selection.text)
     feature, learned = stores
     store = learned if needs_learned_baselines(unit) else feature
-    return feval.risk_feval(store, query_ids=valid_ids, measure=measure, alpha=unit.alpha, k=k)
+    return feval.risk_feval(store, query_ids=valid_ids, measure=measure, alpha=unit.alpha,
+                            effectiveness=measures.target.text)
+
+
+def evaluate_unit(test_ids, labels, scores, group, trees: int,
+                  measures: RunMeasures) -> pd.DataFrame:
+    """A unit's table from its model's test scores: ``query_id``, each reported measure by its
+    label (``NDCG@10``, ``ERR(max_label=2)@20``), ``best_iteration``."""
+    return pd.DataFrame({"query_id": test_ids,
+                         **{spec.label: measures.compute(spec, labels, scores, group)
+                            for spec in measures.reported},
+                         "best_iteration": trees})
 
 
 def compute_unit(unit: Unit, config: ExperimentConfig, data: LetorData, split: dict,
-                 stores) -> pd.DataFrame:
-    """Train one unit; its per-query test NDCG@k and the number of trees kept (``query_id``,
-    ``ndcg``, ``best_iteration``)."""
+                 stores, measures: RunMeasures) -> tuple[pd.DataFrame, np.ndarray]:
+    """Train one unit; its table (:func:`evaluate_unit`) and its model's test scores (the test
+    queries' documents in split order). ``stores``: the baselines in the target measure."""
     subsets = Subsets(data)
     train_ids, valid_ids, test_ids = fold_queries(split, unit.fold)
-    objective = make_objective(unit, config, train_ids, stores)
+    objective = make_objective(unit, config, train_ids, stores, measures)
     Xt, yt, gt = subsets.take(test_ids)
     booster, trees = train_booster(objective, subsets.take(train_ids), subsets.take(valid_ids),
-                                   config, selection_feval(unit, config, valid_ids, stores))
-    scores = booster.predict(Xt, num_iteration=trees)
-    return pd.DataFrame({
-        "query_id": test_ids, "ndcg": metrics.ndcg(yt, scores, gt, config.evaluation.k),
-        "best_iteration": trees})
+                                   config, selection_feval(unit, config, valid_ids, stores,
+                                                           measures))
+    scores = np.asarray(booster.predict(Xt, num_iteration=trees))
+    return evaluate_unit(test_ids, yt, scores, gt, trees, measures), scores
 
 
 @contextmanager
