@@ -58,11 +58,14 @@ class _Prepared:
 _PREPARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _prepared(objective, dtrain, labels, group):
-    cached = _PREPARED.get(objective)
+def _prepared(given_objective, dtrain, labels, group):
+    cached = _PREPARED.get(given_objective)
     if cached is not None and cached.matches(dtrain, labels, group):
         return cached.objective
+    objective = given_objective
     shard = _CollectiveShard.of_this_worker(group.size)
+    if shard is not None:  # every worker measures ERR with all workers' highest label
+        objective = objective.with_max_label(shard.highest(int(np.max(labels, initial=0))))
     parameter = objective.baseline_parameter
     given = getattr(objective, parameter) if parameter else None
     if isinstance(given, FeatureBaseline):
@@ -85,7 +88,7 @@ def _prepared(objective, dtrain, labels, group):
     else:
         ready = dataclasses.replace(objective)  # the caller's object keeps no worker's shard
     ready.shard = shard
-    _PREPARED[objective] = _Prepared(dtrain, labels, group, ready)
+    _PREPARED[given_objective] = _Prepared(dtrain, labels, group, ready)
     return ready
 
 
@@ -133,6 +136,13 @@ class _CollectiveShard:
         whole = np.zeros((self.n_queries,) + values.shape[1:], dtype=np.float64)
         whole[self.queries] = values
         return collective.allreduce(whole, collective.Op.SUM).reshape(whole.shape)
+
+    def highest(self, value: int) -> int:
+        """The largest of every worker's ``value``."""
+        from xgboost import collective
+
+        return int(collective.allreduce(np.array([value], dtype=np.int64),
+                                        collective.Op.MAX)[0])
 
     def gather(self, model_values: np.ndarray, initial: bool) -> tuple[np.ndarray, bool]:
         from xgboost import collective

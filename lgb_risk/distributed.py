@@ -508,6 +508,9 @@ def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objecti
     if n_workers is not None:
         check_whole_number(n_workers, "n_workers")
     X, y, group = _as_arrays(X, y, group, "training set")
+    # every rank measures ERR with the whole set's highest label, not its own part's
+    objective = (objective.with_max_label(int(np.max(y, initial=0)))
+                 if not isinstance(objective, str) else objective)
     if valid is not None:
         if not (isinstance(valid, tuple) and len(valid) == 3):
             raise ValueError("valid must be a tuple (X_valid, y_valid, group_valid)")

@@ -60,6 +60,7 @@ True
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 from dataclasses import dataclass
@@ -419,6 +420,19 @@ class LambdaMART:
         gains = (_DEFAULT_LABEL_GAIN if self.label_gain is None
                  else np.asarray(self.label_gain, dtype=np.float64))
         return metrics.ndcg(labels, scores, group, spec.k, ties="stable", label_gain=gains)
+
+    def with_max_label(self, highest: int) -> LambdaMART:
+        """This objective, or a copy whose ERR target names l_max = ``highest`` where the
+        measure leaves it unset: for a training set split across machines (each would otherwise
+        take the highest label of its own part). Other targets are returned as they are."""
+        spec = self.target()
+        if spec is None or spec.parameter_values().get("max_label", 0) is not None:
+            return self
+        written = spec._replace(arguments=(*spec.arguments, ("max_label", max(1, int(highest)))))
+        fixed = copy.copy(self)  # a subclass's own attributes kept; no setup or shard shared
+        fixed.measure = written.label
+        fixed.__post_init__()
+        return fixed
 
     @staticmethod
     def _max_label(labels: np.ndarray, spec: registry.MeasureSpec) -> int:

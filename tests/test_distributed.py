@@ -78,7 +78,9 @@ def test_shards_hold_whole_queries_balanced_by_documents():
     lambda b: (helpers.RecordingTStarFARO(alpha=5, baselines=b),
                TStarFARO(alpha=5, baselines=b)),
     lambda b: (helpers.RecordingGeoRisk(alpha=5, baselines=b), GeoRisk(alpha=5, baselines=b)),
-], ids=["T-SARO", "T*-FARO", "GeoRisk"])
+    lambda b: (helpers.RecordingTSARO(alpha=5, baseline=b[:, 0], measure="err@5"),
+               TSARO(alpha=5, baseline=b[:, 0], measure="err@5")),
+], ids=["T-SARO", "T*-FARO", "GeoRisk", "T-SARO toward ERR@5"])
 def test_gradients_across_ranks_equal_one_machine(client, data, tmp_path, make):
     """Each iteration's gradients, reassembled from the two ranks in query order, equal the
     single-machine objective's for the same predictions, bit for bit; the ranks' local
@@ -108,7 +110,7 @@ def test_gradients_across_ranks_equal_one_machine(client, data, tmp_path, make):
 
 
 def _parameters(objective):
-    names = ("alpha", "k", "se_update", "delta")
+    names = ("alpha", "k", "se_update", "delta", "measure")
     return {n: getattr(objective, n) for n in names if hasattr(objective, n)}
 
 

@@ -198,3 +198,22 @@ def test_risk_feval_compares_err_per_query_as_a_loop_does():
     want = np.mean([m - b if m >= b else 6 * (m - b) for m, b in zip(model, base)])
     assert name == "urisk(ERR@20)[a=5, default]" and higher
     assert value == pytest.approx(want, abs=1e-12)
+
+
+def test_a_split_training_set_measures_err_with_the_whole_sets_highest_label():
+    """On a part of the training set lacking the top grade, ERR's l_max would drop: the
+    distributed and XGBoost-on-Dask paths write the whole set's in (``with_max_label``)."""
+    labels, scores, group, _, _, base, _ = err_problem(6, 5, max_label=3)
+    part = np.flatnonzero(np.repeat(np.arange(group.size), group) < 4)
+    low = np.minimum(labels[part], 2)  # a part without grade 3
+    objective = UCRO(alpha=2, measure="err@5", baseline=base[:4])
+    fixed = objective.with_max_label(3)
+    assert fixed.target().label == "ERR(max_label=3)@5" and objective.measure == "err@5"
+    own, whole = (o.gradients(scores[part], low, group[:4])[0] for o in (objective, fixed))
+    assert not np.array_equal(own, whole)
+    np.testing.assert_array_equal(
+        whole, UCRO(alpha=2, measure="err(max_label=3)@5", baseline=base[:4]).gradients(
+            scores[part], low, group[:4])[0])
+    assert UCRO(k=5, baseline=base).with_max_label(3).target().label == "NDCG@5"
+    given = UCRO(measure="err(max_label=4)@5", baseline=base)
+    assert given.with_max_label(3) is given

@@ -13,7 +13,8 @@ from tests.conftest import random_problem, shared_file
 xgb = pytest.importorskip("xgboost")
 
 
-@pytest.mark.parametrize("make", [LambdaMART, lambda: TFARO(alpha=3, baseline=BASELINE)])
+@pytest.mark.parametrize("make", [LambdaMART, lambda: TFARO(alpha=3, baseline=BASELINE),
+                                  lambda: UCRO(alpha=3, baseline=BASELINE, measure="err@5")])
 def test_xgboost_objective_is_the_objective_on_the_dmatrix_queries(make):
     labels, scores, group = random_problem(np.random.default_rng(0), n_queries=30)
     qid = np.repeat(np.arange(group.size), group)
