@@ -971,8 +971,6 @@ def test_every_reported_measure_and_one_added_later_without_training_again(tmp_p
     run trains nothing, gives every unit ERR@5 from its kept test scores (checked against ERR's
     definition on the unit's own test queries), writes the ERR report beside the unchanged
     NDCG one, and the ERR baselines of the feature baseline equal a loop over BM25's ranking."""
-    import io
-
     import pandas as pd
 
     from lgb_risk.experiment.layout import RunFolder
@@ -987,13 +985,13 @@ def test_every_reported_measure_and_one_added_later_without_training_again(tmp_p
               for p in units}
     first_report = (out / "report.csv").read_bytes()
 
-    two = load_config(_config_file(tmp_path, SMALL.replace("[split]", "[evaluation]\nmeasures = "
-                                                           "['ndcg@10', 'err@5']\n[split]"),
-                                   "two.toml"))
-    log = io.StringIO()
-    run_experiment(two, out, stream=log)
-    assert "started" not in log.getvalue() and "training the learned" not in log.getvalue()
-    assert "computing the added measure(s) for 12 finished unit(s)" in log.getvalue()
+    two_path = _config_file(tmp_path, SMALL.replace("[split]", "[evaluation]\nmeasures = "
+                                                    "['ndcg@10', 'err@5']\n[split]"), "two.toml")
+    two = load_config(two_path)
+    log = subprocess.run([sys.executable, "-m", "lgb_risk", "run", str(two_path), "--out",
+                          str(out)], capture_output=True, text=True, check=True).stderr
+    assert "started" not in log and "training the learned" not in log
+    assert "computing the added measure(s) for 12 finished unit(s)" in log
     assert (out / "report.csv").read_bytes() == first_report
 
     data = load_dataset(two)
