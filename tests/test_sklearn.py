@@ -326,3 +326,37 @@ def test_parameters_are_checked_once_at_fit_alpha_and_k_as_the_objectives_declar
     with pytest.raises(ValueError, match="'n_estimators' parameter of RiskRanker must be an int "
                                          "in the range"):
         RiskRanker(**{**SMALL, "n_estimators": 0}).fit(X, y, qid=qid)
+
+
+def test_a_risk_ranker_toward_err_trains_the_objective_toward_err_and_scores_in_it():
+    """``measure="err@5"``: the objective's baselines are ERR@5 of the baseline's ranking (a loop
+    over its definition), the booster is lightgbm.train's with UCRO(measure="err@5"), and a risk
+    score compares ERR@5."""
+    import lightgbm as lgb
+
+    from lgb_risk import UCRO
+    from tests import naive
+    from tests.conftest import split_queries
+
+    X, y, qid, bm25 = _problem(5)
+    group = _group(qid)
+    top = int(y.max())
+
+    def err5(scores):
+        return np.array([naive.err(a, b, 5, top)
+                         for a, b in split_queries(y.tolist(), list(scores), group.tolist())])
+
+    model = RiskRanker("UCRO", alpha=3, measure="err@5", **SMALL).fit(X, y, qid=qid,
+                                                                      baseline=bm25)
+    np.testing.assert_allclose(np.ravel(model.objective_.baseline), err5(bm25), atol=1e-12)
+    assert model.objective_.target().label == "ERR@5"
+    params = model._lightgbm_params(UCRO(alpha=3, measure="err@5", baseline=err5(bm25)))
+    booster = lgb.train(params, lgb.Dataset(X, y, group=group, params={"verbose": -1}),
+                        num_boost_round=SMALL["n_estimators"])
+    np.testing.assert_array_equal(booster.predict(X), model.predict(X))
+    scored = clone(model).set_params(score_measure="urisk", score_alpha=5).fit(
+        X, y, qid=qid, baseline=bm25)
+    assert scored.score(X, y, qid=qid, baseline=bm25) == pytest.approx(
+        risk.urisk(err5(scored.predict(X)), err5(bm25), alpha=5), abs=1e-12)
+    with pytest.raises(ValueError, match="k=10 contradicts measure='err@5'"):
+        RiskRanker("UCRO", k=10, measure="err@5").fit(X, y, qid=qid, baseline=bm25)
