@@ -60,8 +60,9 @@ class Ranking(NamedTuple):
     """The training set and its current ranking (flat arrays, queries contiguous)."""
 
     scores: np.ndarray  # float64, current raw scores
-    labels: np.ndarray  # int64
-    order: np.ndarray  # int64: order[offsets[q] + p] is the document at position p of query q
+    labels: np.ndarray  # int8 (int32 for labels above 127)
+    order: np.ndarray  # int32 (int64 from 2**31 documents): order[offsets[q] + p] is the
+    # document at position p of query q
     offsets: np.ndarray  # int64, n_queries + 1 query boundaries
     weights: np.ndarray  # float32 document weights, or empty for none
 

@@ -16,13 +16,26 @@ import numba as nb
 import numpy as np
 
 
-@nb.njit(parallel=True, cache=True)
-def _argsort_segments(primary, secondary, use_secondary, offsets):
+def order_array(size: int) -> np.ndarray:
+    """An empty flat order of ``size`` documents: int32 (4 bytes a document) below 2**31
+    documents, int64 from there."""
+    return np.empty(size, np.int32 if size < 2 ** 31 else np.int64)
+
+
+def argsort_segments(primary, secondary, use_secondary, offsets) -> np.ndarray:
     """Stable ascending sort of each segment by ``primary``, then ``secondary`` if asked.
 
-    Returns flat indices: ``out[offsets[q] + p]`` is the document at position p of query q.
+    Returns flat indices (:func:`order_array`): ``out[offsets[q] + p]`` is the document at
+    position p of query q.
     """
-    out = np.empty(primary.size, np.int64)
+    out = order_array(primary.size)
+    _argsort_segments(primary, secondary, use_secondary, offsets, out)
+    return out
+
+
+@nb.njit(parallel=True, cache=True)
+def _argsort_segments(primary, secondary, use_secondary, offsets, out):
+    """:func:`argsort_segments` into ``out``."""
     for q in nb.prange(offsets.size - 1):
         a = offsets[q]
         b = offsets[q + 1]
@@ -34,7 +47,6 @@ def _argsort_segments(primary, secondary, use_secondary, offsets):
             order = np.argsort(primary[a:b], kind="mergesort")
         for i in range(b - a):
             out[a + i] = a + order[i]
-    return out
 
 
 @nb.njit(parallel=True, cache=True)
@@ -85,16 +97,16 @@ def rank_by_score(scores: np.ndarray, labels: np.ndarray, offsets: np.ndarray,
     """
     neg = -scores
     if ties == "pessimistic":
-        return _argsort_segments(neg, labels.astype(np.float64), True, offsets)
+        return argsort_segments(neg, labels.astype(np.float64), True, offsets)
     if ties == "optimistic":
-        return _argsort_segments(neg, -labels.astype(np.float64), True, offsets)
-    return _argsort_segments(neg, neg, False, offsets)
+        return argsort_segments(neg, -labels.astype(np.float64), True, offsets)
+    return argsort_segments(neg, neg, False, offsets)
 
 
 def rank_by_label(labels: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Flat permutation that orders every query by label descending (the ideal ranking)."""
     neg = -labels.astype(np.float64)
-    return _argsort_segments(neg, neg, False, offsets)
+    return argsort_segments(neg, neg, False, offsets)
 
 
 

@@ -404,6 +404,24 @@ def test_new_weights_or_labels_are_not_served_from_the_cache():
     changed[np.flatnonzero(labels > 0)[:3]] = 0  # same shape, other values
     want = ref.lambdamart(changed.tolist(), scores.tolist(), group.tolist())[0]
     assert_close(obj.gradients(scores, changed, group)[0], want)
+    changed[np.flatnonzero(changed > 0)[:2]] = 0  # the same array object, changed in place
+    want = ref.lambdamart(changed.tolist(), scores.tolist(), group.tolist())[0]
+    assert_close(obj.gradients(scores, changed, group)[0], want)
+
+
+def test_the_training_set_is_held_in_five_bytes_a_document():
+    """One-byte labels and a four-byte order; the inputs are recognised by fingerprint, not by
+    a copy of them."""
+    labels, scores, group, *_ = problem(2)
+    obj = UCRO(alpha=2, baseline=np.full(group.size, 0.5))
+    obj.gradients(scores, labels.astype(np.float32), group)
+    setup = obj._setup_cache
+    assert setup.labels.dtype == np.int8 and setup.order.dtype == np.int32
+    assert not any(isinstance(part, np.ndarray) for given in setup.given if given
+                   for part in given)
+    wide = LambdaMART(label_gain=np.arange(200.0))
+    wide.gradients(scores, np.where(labels > 2, 150, labels), group)
+    assert wide._setup_cache.labels.dtype == np.int32
 
 
 def _problem_with_failed_queries(seed, k=3):

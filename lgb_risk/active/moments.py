@@ -47,7 +47,7 @@ import numpy as np
 
 from lgb_risk import measures as registry
 from lgb_risk import metrics
-from lgb_risk._ranking import _argsort_segments
+from lgb_risk._ranking import argsort_segments
 from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
 from lgb_risk._validation import check_group, check_k
 from lgb_risk.conventions import Convention
@@ -237,7 +237,7 @@ def check_probabilities(P: ArrayLike, n_docs: int | None = None) -> np.ndarray:
 def _ranked(scores, offsets):
     """Flat order by score descending within queries (NaN last) and ranked count per query."""
     key = np.where(np.isnan(scores), np.inf, -scores)
-    order = _argsort_segments(key, key, False, offsets)
+    order = argsort_segments(key, key, False, offsets)
     ranked = np.add.reduceat((~np.isnan(scores)).astype(np.int64), offsets[:-1])
     return order, ranked
 
@@ -279,7 +279,7 @@ def ranking_weights(scores, group, k, table, ties="stable"):
     if held_group.size == 0:
         return weights
     held_scores = scores[held]
-    order = _argsort_segments(-held_scores, -held_scores, False, offsets_from_group(held_group))
+    order = argsort_segments(-held_scores, -held_scores, False, offsets_from_group(held_group))
     positions = positions_in_query(held_group)
     cutoff = int(held_group.max()) if k is None else k
     weight = np.where(positions < cutoff, table(int(held_group.max()))[positions], 0.0)
