@@ -367,6 +367,21 @@ def _err_prefixes(lab, k, stop):
     return weight, cumulative
 
 
+@nb.njit(parallel=True, cache=True)
+def err_at_k_of_order(order, offsets, labels, stop_probability, k):
+    """ERR@k of each query ranked by ``order`` (flat: ``order[offsets[q] + p]`` is the document
+    at position p of query q), document d stopping the user with
+    ``stop_probability[labels[d]]``: the risk state's M, from the prefixes the pair weights
+    use (:func:`_err_prefixes`)."""
+    out = np.zeros(offsets.size - 1)
+    for q in nb.prange(offsets.size - 1):
+        a = offsets[q]
+        depth = min(k, offsets[q + 1] - a)
+        _, cumulative = _err_prefixes(labels[order[a:a + depth]], k, stop_probability)
+        out[q] = cumulative[depth]
+    return out
+
+
 @nb.njit(cache=True)
 def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     """One query's λs and hessians by rank position: ``lab``/``sco`` are its labels and scores in

@@ -181,24 +181,6 @@ def dcg_at_k_of_order(order, offsets, labels, gain_table, discounts, k):
 
 
 @nb.njit(parallel=True, cache=True)
-def err_at_k_of_order(order, offsets, labels, stop_probability, k):
-    """ERR@k of each query ranked by ``order`` (flat, as :func:`rank_by_score` returns), document
-    d stopping the user with ``stop_probability[labels[d]]``: the sum over the first k positions
-    p of R_p / (p + 1) times the probability Π_{s<p} (1 − R_s) of reaching p."""
-    out = np.zeros(offsets.size - 1)
-    for q in nb.prange(offsets.size - 1):
-        a = offsets[q]
-        reach = 1.0
-        total = 0.0
-        for p in range(min(k, offsets[q + 1] - a)):
-            r = stop_probability[labels[order[a + p]]]
-            total += r * reach / (p + 1)
-            reach *= 1.0 - r
-        out[q] = total
-    return out
-
-
-@nb.njit(parallel=True, cache=True)
 def dcg_of_top(top, gain_index, gain_table, discounts):
     """DCG of each query's selected top documents (rows of ``top``, -1 padded)."""
     out = np.zeros(top.shape[0])

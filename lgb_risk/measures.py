@@ -173,8 +173,8 @@ def _relevant_grades(n_grades, conv, **_):
 
 
 def _stopping_probabilities(n_grades, conv, *, max_label):
-    """ERR's (2^y − 1) / 2^y_max per grade (exact powers of two)."""
-    return (np.ldexp(1.0, np.arange(n_grades)) - 1.0) / np.ldexp(1.0, max_label)
+    """ERR's (2^y − 1) / 2^y_max per grade."""
+    return metrics.stopping_probabilities(n_grades, max_label)
 
 
 _DCG_FORM = ActiveForm("additive", lambda n, conv: metrics.gains(np.arange(n), conv.label_gain),
@@ -216,6 +216,18 @@ class MeasureSpec(NamedTuple):
         if written:
             name += "(" + ", ".join(f"{key}={value}" for key, value in written) + ")"
         return name if self.k is None else f"{name}@{self.k}"
+
+    def with_unset(self, name: str, value: Any) -> MeasureSpec:
+        """This measure with its parameter ``name`` written as ``value`` where it is unset (a
+        declared default of None, such as ERR's ``max_label``); itself otherwise.
+
+        >>> parse("err@20").with_unset("max_label", 2).label
+        'ERR(max_label=2)@20'
+        """
+        if self.parameter_values().get(name, 0) is not None:
+            return self
+        return parse(self._replace(arguments=tuple(sorted((*self.arguments,
+                                                           (name, value))))).label)
 
     def parameter_values(self) -> dict:
         """The measure's parameters: those written, the declared defaults for the others."""

@@ -334,6 +334,16 @@ def ndcg(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int |
     return out
 
 
+def stopping_probabilities(n_grades: int, max_label: int) -> np.ndarray:
+    """ERR's stopping probability R(l) = (2**l - 1) / 2**max_label of grades l = 0 .. n_grades-1
+    (exact: powers of two).
+
+    >>> stopping_probabilities(3, 2).tolist()
+    [0.0, 0.25, 0.75]
+    """
+    return (np.ldexp(1.0, np.arange(n_grades)) - 1.0) / np.ldexp(1.0, max_label)
+
+
 def err(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | None = 10, *,
         convention: ConventionLike | None = None, ties: str | None = None,
         max_label: int | None = 4) -> np.ndarray:
@@ -359,7 +369,7 @@ def err(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | 
                          f"max_label={max_label}; pass the collection's highest grade")
     width = _cutoff(k, g)
     # Dense (n_queries, width) matrix of stopping probabilities; absent positions stop with 0.
-    stop_of_document = (np.exp2(y) - 1.0) / 2.0 ** max_label
+    stop_of_document = stopping_probabilities(max_label + 1, max_label)[y]
     if _selects_top_k(s, k, conv.ties):
         top = _kernels().top_k_by_score(s, off, k)[:, :width]
         stop = np.where(top >= 0, stop_of_document[top], 0.0)

@@ -75,12 +75,7 @@ from lgb_risk import measures as registry
 from lgb_risk._distributions import normal_cdf
 from lgb_risk._interrupt import interruptible
 from lgb_risk._parameters import declared, documented, parameter, validate
-from lgb_risk._ranking import (
-    dcg_at_k_of_order,
-    err_at_k_of_order,
-    rank_by_score,
-    rerank_by_score,
-)
+from lgb_risk._ranking import dcg_at_k_of_order, rank_by_score, rerank_by_score
 from lgb_risk._segments import offsets_from_group
 from lgb_risk._shards import ObjectiveShard
 from lgb_risk._validation import (
@@ -409,8 +404,8 @@ class LambdaMART:
         IDCG@k = 0) or ERR@k."""
         const = setup.constants
         if const.target_err:
-            return err_at_k_of_order(order, setup.offsets, setup.labels,
-                                     const.stop_probability, const.risk_k)
+            return kernel.err_at_k_of_order(order, setup.offsets, setup.labels,
+                                            const.stop_probability, const.risk_k)
         dcg = dcg_at_k_of_order(order, setup.offsets, setup.labels, const.gain_table,
                                 const.discounts, const.risk_k)
         return dcg * const.inv_ideal_dcg_at_k
@@ -442,9 +437,9 @@ class LambdaMART:
         measure leaves it unset: for a training set split across machines (each would otherwise
         take the highest label of its own part). Other targets are returned as they are."""
         spec = self.target()
-        if spec is None or spec.parameter_values().get("max_label", 0) is not None:
+        written = None if spec is None else spec.with_unset("max_label", max(1, int(highest)))
+        if written is None or written is spec:
             return self
-        written = spec._replace(arguments=(*spec.arguments, ("max_label", max(1, int(highest)))))
         fixed = copy.copy(self)  # a subclass's own attributes kept; no setup or shard shared
         fixed.measure = written.label
         fixed.__post_init__()
@@ -494,10 +489,8 @@ class LambdaMART:
         k = 0 if target is None or target.k is None else int(target.k)
         offsets = offsets_from_group(g)
         if target is not None and target.measure.name == "err":
-            # R(l) of every label of the gain table (labels above l_max are refused here)
-            top = self._max_label(y, target)
-            stop = np.minimum(np.ldexp(1.0, np.arange(gain_table.size)) - 1.0,
-                              np.ldexp(1.0, top) - 1.0) / np.ldexp(1.0, top)
+            top = self._max_label(y, target)  # labels above l_max are refused here
+            stop = metrics.stopping_probabilities(top + 1, top)  # R(l) of every label
             inv_continue = 1.0 / (1.0 - stop)
             # a query without a document of R > 0 has no pair that changes ERR: skipped
             has_relevant = np.maximum.reduceat(y, offsets[:-1]) > 0 if y.size else y > 0

@@ -47,12 +47,7 @@ class RunMeasures:
 
     def written_out(self, text: str) -> registry.MeasureSpec:
         """The measure ``text`` with ``max_label`` written in where it takes one and is unset."""
-        spec = registry.parse(text)
-        if spec.parameter_values().get("max_label", 0) is None:
-            spec = spec._replace(arguments=tuple(sorted(
-                (*spec.arguments, ("max_label", self.max_label)))))
-            spec = registry.parse(spec.label)
-        return spec
+        return registry.parse(text).with_unset("max_label", self.max_label)
 
     def compute(self, spec: registry.MeasureSpec, labels: ArrayLike, scores: ArrayLike,
                 group: ArrayLike) -> np.ndarray:
