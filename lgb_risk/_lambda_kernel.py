@@ -20,6 +20,13 @@ Adding a risk function F takes three local steps:
    only q: it is then taken once per query);
 3. a class in :mod:`lgb_risk.objectives` whose ``risk_state`` builds the state each iteration.
 
+The built-in states (:class:`CrossingRisk`, :class:`FlatRisk`, :class:`GeoRiskState`) reach the
+kernel packed into one type, :class:`BuiltinRisk`, whose ``kind`` chooses the multiplier at run
+time: the kernel is compiled once for the three of them (about 3.5 s each with an empty cache) and
+a process loads one specialisation; a built-in risk function adds a kind to
+:func:`_builtin_multiplier` and its fields to :class:`BuiltinRisk`. LambdaMART's :class:`NoRisk`
+keeps its own specialisation, in which no multiplier is compiled at all.
+
 The built-in multipliers live in this file on purpose: numba's on-disk cache notices edits only
 in the file of the function it caches (the kernel). A multiplier registered from any other module
 (a researcher's script or notebook) is therefore compiled with its own copy of the kernel, which
@@ -181,6 +188,8 @@ def per_query(state):
 
 @overload(per_query, inline="always")
 def _per_query_for_state_type(state):
+    if getattr(state, "instance_class", None) is BuiltinRisk:
+        return lambda state: state.per_query
     constant = getattr(state, "instance_class", None) in _PER_QUERY
     return lambda state: constant
 
@@ -211,7 +220,7 @@ class CrossingRisk(NamedTuple):
     baseline_values: np.ndarray  # per query: the baseline's NDCG@k, M_b
 
 
-@multiplier_of(CrossingRisk)
+@nb.njit(cache=True)
 def _crossing_multiplier(state, q, delta_m, misordered):
     """m = 1 + α_q φ, φ the fraction of [M, M + ΔM] below the baseline (Wang et al. 2012).
 
@@ -239,7 +248,7 @@ class FlatRisk(NamedTuple):
     alpha: np.ndarray  # per query: α'_q
 
 
-@multiplier_of(FlatRisk, per_query=True)
+@nb.njit(cache=True)
 def _flat_multiplier(state, q, delta_m, misordered):
     return 1.0 + state.alpha[q]
 
@@ -255,7 +264,7 @@ class GeoRiskState(NamedTuple):
     grand_total: float  # N, the matrix's sum
     zrisk: float  # ZRisk of the model's row
     n_queries: float  # c
-    alpha: float
+    georisk_alpha: float  # α
     scale: float  # the multipliers are divided by this (mean marginal gain over queries)
     exact: bool  # recompute every z (O(c) per pair) instead of the local update
 
@@ -287,11 +296,11 @@ def georisk_after(state, q, d):
             shift = d if j == q else 0.0
             e = s2 * (state.column_totals[j] + shift) / n2 if n2 > 0.0 else 0.0
             z = (state.model_values[j] + shift - e) / math.sqrt(e) if e > 0.0 else 0.0
-            zr += _weighted_z(z, state.alpha)
+            zr += _weighted_z(z, state.georisk_alpha)
     else:
         e = s2 * (state.column_totals[q] + d) / n2 if n2 > 0.0 else 0.0
         z = (state.model_values[q] + d - e) / math.sqrt(e) if e > 0.0 else 0.0
-        zr = state.zrisk - state.weighted_z[q] + _weighted_z(z, state.alpha)
+        zr = state.zrisk - state.weighted_z[q] + _weighted_z(z, state.georisk_alpha)
     return math.sqrt(max(s2, 0.0) / c * _std_normal_cdf(zr / c))
 
 
@@ -328,13 +337,63 @@ def georisk_marginal_gains(state):
     return current, gains
 
 
-@multiplier_of(GeoRiskState)
+@nb.njit(cache=True)
 def _georisk_multiplier(state, q, delta_m, misordered):
     """max(0, ΔGeoRisk/ΔM) / scale; 1 (LambdaMART's weight) on a query where e_q = 0."""
     if georisk_expectation_vanishes(state, q):
         return 1.0
     slope = georisk_slope(state, q, delta_m, misordered, state.georisk_now[q])
     return max(slope, 0.0) / state.scale
+
+
+_CROSSING, _FLAT, _GEORISK = 0, 1, 2
+_KINDS = {CrossingRisk: _CROSSING, FlatRisk: _FLAT, GeoRiskState: _GEORISK}
+
+
+class BuiltinRisk(NamedTuple):
+    """The built-in risk states in one type (see the module docstring): ``kind`` says which, the
+    fields of the others are empty arrays and zeros."""
+
+    kind: int
+    per_query: bool  # the multiplier is constant over a query (T-FARO's)
+    alpha: np.ndarray
+    model_values: np.ndarray
+    baseline_values: np.ndarray
+    column_totals: np.ndarray
+    weighted_z: np.ndarray
+    georisk_now: np.ndarray
+    model_total: float
+    grand_total: float
+    zrisk: float
+    n_queries: float
+    georisk_alpha: float
+    scale: float
+    exact: bool
+
+
+_EMPTY = np.empty(0)
+
+
+def packed(state: RiskState) -> BuiltinRisk:
+    """A built-in state as :class:`BuiltinRisk` (arrays made contiguous, so that every state has
+    the one numba type)."""
+    fields: dict[str, Any] = {name: _EMPTY for name in BuiltinRisk._fields}
+    fields.update(model_total=0.0, grand_total=0.0, zrisk=0.0, n_queries=0.0, georisk_alpha=0.0,
+                  scale=1.0, exact=False)
+    for name, value in state._asdict().items():
+        fields[name] = (np.ascontiguousarray(value, dtype=np.float64)
+                        if isinstance(value, np.ndarray) else value)
+    return BuiltinRisk(**{**fields, "kind": _KINDS[type(state)],
+                          "per_query": type(state) is FlatRisk})
+
+
+@multiplier_of(BuiltinRisk)
+def _builtin_multiplier(state, q, delta_m, misordered):
+    if state.kind == _FLAT:
+        return _flat_multiplier(state, q, delta_m, misordered)
+    if state.kind == _CROSSING:
+        return _crossing_multiplier(state, q, delta_m, misordered)
+    return _georisk_multiplier(state, q, delta_m, misordered)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -521,6 +580,8 @@ def lambdarank_gradients(ranking, const, risk):
     LightGBM's order exactly, so that with :class:`NoRisk` the result is LightGBM's own. The
     library's state types run the cached kernel; another module's, their own copy.
     """
+    if type(risk) in _KINDS:
+        risk = packed(risk)
     kernel = _FOREIGN_KERNELS.get(type(risk), _cached_kernel)
     return kernel(ranking, const, risk)
 

@@ -946,8 +946,9 @@ class GeoRisk(_SeveralBaselines):
             model_values=model_values, column_totals=matrix.sum(axis=0), weighted_z=weighted_z,
             georisk_now=np.zeros(0), model_total=float(model_values.sum()),
             grand_total=float(matrix.sum()), zrisk=float(weighted_z.sum()),
-            n_queries=float(model_values.size), alpha=alpha, scale=1.0, exact=self.delta == "exact")
-        georisk_now, gains = kernel.georisk_marginal_gains(state)
+            n_queries=float(model_values.size), georisk_alpha=alpha, scale=1.0,
+            exact=self.delta == "exact")
+        georisk_now, gains = kernel.georisk_marginal_gains(kernel.packed(state))
         defined = gains[~np.isnan(gains)]  # NaN where e_q = 0: the slope is infinite there
         scale = float(np.maximum(defined, 0.0).mean()) if defined.size else 0.0
         # No positive marginal gain anywhere: leave the multipliers unscaled.
