@@ -76,22 +76,22 @@ class FixedArrays:
         return self.grad, self.hess
 
 
-def overhead_worker(load: bool) -> dict:
-    """Peak memory of a process that imports numpy and LightGBM and, with ``load``, lgb_risk's
-    objectives with every kernel loaded (each objective's gradients on 1,000 documents)."""
+def overhead_worker(name: str) -> dict:
+    """Peak memory of a process that imports numpy and LightGBM and, unless ``name`` is "bare",
+    lgb_risk with the kernels of objective ``name`` loaded (its gradients on 1,000 documents)."""
     import lightgbm  # noqa: F401
 
-    if load:
+    if name != "bare":
         from lgb_risk.objectives import OBJECTIVES
 
         rng = np.random.default_rng(0)
         group = np.full(50, 20)
         labels = rng.integers(0, 5, group.sum())
         scores = rng.standard_normal(labels.size)
-        for cls in OBJECTIVES.values():
-            given = {None: {}, "baseline": {"baseline": np.full(group.size, 0.5)},
-                     "baselines": {"baselines": np.full((group.size, 3), 0.5)}}
-            cls(**given[cls.baseline_parameter]).gradients(scores, labels, group)
+        cls = OBJECTIVES[name]
+        given = {None: {}, "baseline": {"baseline": np.full(group.size, 0.5)},
+                 "baselines": {"baselines": np.full((group.size, 3), 0.5)}}
+        cls(**given[cls.baseline_parameter]).gradients(scores, labels, group)
     return {"peak_mib": peak_mib()}
 
 
@@ -189,22 +189,27 @@ def target_ratios(data_dir: Path, calls: int = 9) -> dict:
 
 
 def print_memory_floor(peaks: dict, n_documents: int) -> None:
-    """The fixed cost of numba's runtime and our kernels on its own line, and each objective's
-    peak above the fixed-arrays floor without it, in bytes a document."""
-    runs = {load: json.loads(subprocess.run(
-        [sys.executable, __file__, "--overhead", "load" if load else "bare"], check=True,
-        capture_output=True, text=True).stdout.strip().splitlines()[-1])["peak_mib"]
-        for load in (False, True)}
-    overhead = runs[True] - runs[False]
-    print(f"numba's runtime and our kernels, fixed: {overhead:.0f} MiB (a process loading "
-          f"them, {runs[True]:.0f} MiB, against one that does not, {runs[False]:.0f} MiB)")
-    if "fixed" not in peaks:
-        return
-    for name, peak in peaks.items():
-        if name != "fixed":
-            above = (peak - peaks["fixed"] - overhead) * 2 ** 20 / n_documents
-            print(f"  {name}: {above:.1f} bytes a document above the fixed-arrays floor and "
-                  "that fixed cost (target <= 12)")
+    """Per objective, the fixed cost of numba's runtime and its loaded kernels (a process that
+    loads them against one that does not), and its peak above the fixed-arrays floor without
+    that cost, in bytes a document."""
+    def peak(name):
+        return json.loads(subprocess.run(
+            [sys.executable, __file__, "--overhead", name], check=True, capture_output=True,
+            text=True).stdout.strip().splitlines()[-1])["peak_mib"]
+
+    bare = peak("bare")
+    print(f"numba's runtime and each objective's loaded kernels, fixed (a process loading them "
+          f"against one that does not, {bare:.0f} MiB):")
+    for name, ours in peaks.items():
+        if name == "fixed":
+            continue
+        overhead = peak(name) - bare
+        line = f"  {name}: {overhead:.0f} MiB"
+        if "fixed" in peaks:
+            above = (ours - peaks["fixed"] - overhead) * 2 ** 20 / n_documents
+            line += (f"; its peak {above:.1f} bytes a document above the fixed-arrays floor and "
+                     "that fixed cost (target <= 12)")
+        print(line)
 
 
 def print_target_ratios(data_dir: Path) -> None:
@@ -216,7 +221,7 @@ def print_target_ratios(data_dir: Path) -> None:
 
 def main():
     if "--overhead" in sys.argv:  # numba's runtime and the kernels, on their own
-        print(json.dumps(overhead_worker(sys.argv[-1] == "load")))
+        print(json.dumps(overhead_worker(sys.argv[-1])))
         return
     if "--worker" in sys.argv:  # one measurement, without importing lgb_risk for native's
         worker_parser = argparse.ArgumentParser()
