@@ -23,7 +23,8 @@ Adding a risk function F takes three local steps:
 The built-in states (:class:`CrossingRisk`, :class:`FlatRisk`, :class:`GeoRiskState`) reach the
 kernel packed into one type, :class:`BuiltinRisk`, whose ``kind`` chooses the multiplier at run
 time: the kernel is compiled once for the three of them (about 3.5 s each with an empty cache) and
-a process loads one specialisation; a built-in risk function adds a kind to
+a process loads one specialisation. The cheap multipliers are inlined into the pair loop (a call
+would pass the packed state's every field); GeoRisk's is called; a built-in risk function adds a kind to
 :func:`_builtin_multiplier` and its fields to :class:`BuiltinRisk`. LambdaMART's :class:`NoRisk`
 keeps its own specialisation, in which no multiplier is compiled at all.
 
@@ -148,7 +149,7 @@ def multiplier_of(state_type: type, *,
         else:
             _PER_QUERY.discard(state_type)
         if function.__module__ == __name__:
-            compiled = nb.njit(cache=True)(function)
+            compiled = nb.njit(cache=True, inline="always")(function)
             _MULTIPLIERS[state_type] = compiled
         else:
             compiled = nb.njit(function)
@@ -220,7 +221,7 @@ class CrossingRisk(NamedTuple):
     baseline_values: np.ndarray  # per query: the baseline's NDCG@k, M_b
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _crossing_multiplier(state, q, delta_m, misordered):
     """m = 1 + α_q φ, φ the fraction of [M, M + ΔM] below the baseline (Wang et al. 2012).
 
@@ -248,7 +249,7 @@ class FlatRisk(NamedTuple):
     alpha: np.ndarray  # per query: α'_q
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _flat_multiplier(state, q, delta_m, misordered):
     return 1.0 + state.alpha[q]
 
