@@ -24,9 +24,9 @@ The built-in states (:class:`CrossingRisk`, :class:`FlatRisk`, :class:`GeoRiskSt
 kernel packed into one type, :class:`BuiltinRisk`, whose ``kind`` chooses the multiplier at run
 time: the kernel is compiled once for the three of them (about 3.5 s each with an empty cache) and
 a process loads one specialisation. The cheap multipliers are inlined into the pair loop (a call
-would pass the packed state's every field); GeoRisk's is called; a built-in risk function adds a kind to
-:func:`_builtin_multiplier` and its fields to :class:`BuiltinRisk`. LambdaMART's :class:`NoRisk`
-keeps its own specialisation, in which no multiplier is compiled at all.
+would pass the packed state's every field); GeoRisk's is called. A built-in risk function adds
+a kind to :func:`_builtin_multiplier` and its fields to :class:`BuiltinRisk`. LambdaMART's
+:class:`NoRisk` keeps its own specialisation, in which no multiplier is compiled at all.
 
 The built-in multipliers live in this file on purpose: numba's on-disk cache notices edits only
 in the file of the function it caches (the kernel). A multiplier registered from any other module
