@@ -33,18 +33,66 @@ def argsort_segments(primary, secondary, use_secondary, offsets) -> np.ndarray:
     return out
 
 
+#: Positions sorted by insertion before :func:`_stable_argsort` merges them.
+_RUN = 16
+
+
+@nb.njit(cache=True)
+def _after(x, y, primary, secondary, use_secondary):
+    """Whether position x sorts strictly after position y by (primary, then secondary if
+    asked), ascending."""
+    if primary[x] != primary[y]:
+        return primary[x] > primary[y]
+    return use_secondary and secondary[x] > secondary[y]
+
+
+@nb.njit(cache=True)
+def _stable_argsort(primary, secondary, use_secondary):
+    """The positions of ``primary`` in stable ascending order (equal keys in position order),
+    ordered by ``secondary`` among equal ``primary`` if asked: ``np.argsort(primary,
+    kind="stable")`` for finite keys, the only kind the callers pass.
+
+    A bottom-up merge sort over runs of :data:`_RUN` positions sorted by insertion. Written here
+    rather than calling numba's ``np.argsort``, whose compilation took about a second at each
+    call site with an empty cache.
+    """
+    n = primary.size
+    order = np.arange(n)
+    for start in range(0, n, _RUN):
+        for i in range(start + 1, min(start + _RUN, n)):
+            moving = order[i]
+            j = i - 1
+            while j >= start and _after(order[j], moving, primary, secondary, use_secondary):
+                order[j + 1] = order[j]
+                j -= 1
+            order[j + 1] = moving
+    merged = np.empty(n, np.int64)
+    width = _RUN
+    while width < n:
+        for low in range(0, n, 2 * width):
+            middle = min(low + width, n)
+            high = min(low + 2 * width, n)
+            i, j = low, middle
+            for out in range(low, high):  # the left run's element first unless strictly after
+                if j < high and (i >= middle or _after(order[i], order[j], primary, secondary,
+                                                       use_secondary)):
+                    merged[out] = order[j]
+                    j += 1
+                else:
+                    merged[out] = order[i]
+                    i += 1
+        order, merged = merged, order
+        width *= 2
+    return order
+
+
 @nb.njit(parallel=True, cache=True)
 def _argsort_segments(primary, secondary, use_secondary, offsets, out):
     """:func:`argsort_segments` into ``out``."""
     for q in nb.prange(offsets.size - 1):
         a = offsets[q]
         b = offsets[q + 1]
-        if use_secondary:
-            first = np.argsort(secondary[a:b], kind="mergesort")
-            second = np.argsort(primary[a:b][first], kind="mergesort")
-            order = first[second]
-        else:
-            order = np.argsort(primary[a:b], kind="mergesort")
+        order = _stable_argsort(primary[a:b], secondary[a:b], use_secondary)
         for i in range(b - a):
             out[a + i] = a + order[i]
 
@@ -75,7 +123,8 @@ def _rerank_segments(scores, order, offsets):
             if moves > budget:
                 break
         if moves > budget:
-            ranked = np.argsort(-scores[a:b], kind="mergesort")
+            descending = -scores[a:b]
+            ranked = _stable_argsort(descending, descending, False)
             for i in range(n):
                 order[a + i] = a + ranked[i]
 
@@ -168,23 +217,25 @@ def _dcg_of_selected(top, gain_index, gain_table, discounts):
     return total
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(cache=True)
 def dcg_at_k_of_order(order, offsets, labels, gain_table, discounts, k):
     """DCG@k of each query ranked by ``order`` (flat, as :func:`rank_by_score` returns); only
-    each query's first k documents are read."""
+    each query's first k documents are read (serial: k values a query take microseconds, and a
+    parallel loop's compilation a second)."""
     out = np.zeros(offsets.size - 1)
-    for q in nb.prange(offsets.size - 1):
+    for q in range(offsets.size - 1):
         a = offsets[q]
         first = order[a:min(a + k, offsets[q + 1])]
         out[q] = _dcg_of_selected(first, labels, gain_table, discounts)
     return out
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(cache=True)
 def dcg_of_top(top, gain_index, gain_table, discounts):
-    """DCG of each query's selected top documents (rows of ``top``, -1 padded)."""
+    """DCG of each query's selected top documents (rows of ``top``, -1 padded); serial, as
+    :func:`dcg_at_k_of_order`."""
     out = np.zeros(top.shape[0])
-    for q in nb.prange(top.shape[0]):
+    for q in range(top.shape[0]):
         out[q] = _dcg_of_selected(top[q], gain_index, gain_table, discounts)
     return out
 

@@ -643,6 +643,29 @@ def test_sorting_from_the_last_calls_order_gives_the_one_stable_order():
         np.testing.assert_array_equal(got, fresh)
 
 
+def test_the_segment_sort_is_numpys_stable_sort():
+    """Every query sorted by key ascending, equal keys by a second key or by position, as
+    numpy's stable sort orders them: queries of 0 to 300 documents (across the insertion runs'
+    and the merges' boundaries), keys with many ties, negative zeros among them."""
+    from lgb_risk._ranking import argsort_segments
+    from lgb_risk._segments import offsets_from_group
+
+    rng = np.random.default_rng(36)
+    group = np.array([0, 1, 2, 15, 16, 17, 31, 32, 33, 64, 100, 129, 300, 7])
+    offsets = offsets_from_group(group)
+    query = np.repeat(np.arange(group.size), group)
+    position = np.arange(group.sum())
+    for levels in (3, 40, None):
+        primary = (rng.integers(0, levels, position.size) * 0.5 if levels
+                   else rng.normal(size=position.size))
+        primary[(primary == 0) & (position % 2 == 0)] = -0.0  # equal to the zeros beside
+        secondary = rng.integers(0, 3, position.size).astype(np.float64)
+        np.testing.assert_array_equal(argsort_segments(primary, secondary, False, offsets),
+                                      np.lexsort((position, primary, query)))
+        np.testing.assert_array_equal(argsort_segments(primary, secondary, True, offsets),
+                                      np.lexsort((position, secondary, primary, query)))
+
+
 @pytest.mark.parametrize("cls", [TSARO, TFARO, TStarFARO])
 def test_a_model_that_ties_its_baseline_everywhere_gets_alpha_over_two(cls):
     """A booster started from the baseline's scores ties it on every query, but its NDCG and
