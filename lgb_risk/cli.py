@@ -432,7 +432,25 @@ def _experiment_config(args):
     return load_config(args.config, data=args.data)
 
 
+def _default_jobs(stream=sys.stderr) -> int:
+    """``lgb-risk run``'s ``--jobs`` when not given: one job per usable core where Dask is
+    installed; otherwise 1, saying which extra would use the others."""
+    import importlib.util
+
+    from lgb_risk._machine import usable_cores
+
+    cores = usable_cores()
+    if cores > 1 and importlib.util.find_spec("distributed") is None:
+        print(f"training one unit at a time: Dask, which trains {cores} at a time on this "
+              "machine's cores, is an optional extra (pip install 'lgb_risk[dask]')",
+              file=stream)
+        return 1
+    return cores
+
+
 def _cmd_run(args, stop_after=None) -> None:
+    if getattr(args, "jobs", 1) is None:  # run's default
+        args.jobs = 1 if args.scheduler is not None else _default_jobs()
     if getattr(args, "jobs", 1) > 1 and getattr(args, "scheduler", None) is not None:
         raise ValueError("--jobs starts a local cluster and --scheduler uses another: give one")
     if getattr(args, "wait_for_workers", 0.0) and getattr(args, "scheduler", None) is None:
@@ -638,11 +656,13 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "run":
             cmd.formatter_class = argparse.RawDescriptionHelpFormatter
             cmd.epilog_from = _objective_keys_help
-            cmd.add_argument("--jobs", type=_positive_int, default=1,
-                             help="units trained in parallel: 1 (default) trains them in this "
-                             "process; N > 1 on a local Dask cluster of N single-threaded "
-                             "worker processes started for the run (extra: pip install "
-                             "'lgb_risk[dask]')")
+            cmd.add_argument("--jobs", type=_positive_int,
+                             help="units trained in parallel: 1 trains them in this process; "
+                             "N > 1 on a local Dask cluster of N single-threaded worker "
+                             "processes started for the run, each holding the data (extra: "
+                             "pip install 'lgb_risk[dask]'). Default: one per usable CPU core "
+                             "where Dask is installed, at most one per unit to run; else 1. "
+                             "The results are the same bits for any N")
             cmd.add_argument("--scheduler", metavar="ADDRESS",
                              help="train the units on the Dask cluster at this scheduler "
                              "address (e.g. tcp://10.0.0.5:8786); each worker loads the data "

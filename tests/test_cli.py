@@ -430,3 +430,25 @@ def test_the_test_of_the_p_values_is_chosen_on_the_command_line(collection):
         assert summary.loc[run, "ndcg@20_trisk_p_a5"] == pytest.approx(want, abs=1e-12)
     code, text, _ = run_cli(*common, "--format", "latex")
     assert code == 0 and "randomisation test" in text
+
+
+def test_run_jobs_default_to_the_cores_and_without_dask_to_one(monkeypatch):
+    """`lgb-risk run` without --jobs: one job per usable core where Dask's `distributed` is
+    installed; one where it is not, saying which extra would use the other cores."""
+    import importlib.util
+    import io
+
+    from lgb_risk import _machine
+
+    monkeypatch.setattr(_machine, "usable_cores", lambda: 3)
+    found = importlib.util.find_spec
+    stream = io.StringIO()
+    if found("distributed") is not None:
+        assert cli._default_jobs(stream) == 3 and stream.getvalue() == ""
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "distributed" else found(name, *rest))
+    assert cli._default_jobs(stream) == 1
+    assert "trains 3 at a time" in stream.getvalue()
+    assert "pip install 'lgb_risk[dask]'" in stream.getvalue()
+    monkeypatch.setattr(_machine, "usable_cores", lambda: 1)
+    assert cli._default_jobs(io.StringIO()) == 1

@@ -119,7 +119,8 @@ def test_a_run_onto_a_full_disk_says_how_to_resume(tmp_path):
             replace(source, target)
         io.os.replace = full
     """
-    code, _, err = _lgb_risk("run", "small.toml", "--out", "out", cwd=tmp_path, fault=fault)
+    code, _, err = _lgb_risk("run", "--jobs", "1", "small.toml", "--out", "out", cwd=tmp_path,
+                             fault=fault)
     _one_message(code, err, 1, "No space left on device (nothing was written)",
                  "run the same command again to resume")
     assert "units" in err
@@ -168,21 +169,23 @@ def test_a_failing_unit_is_one_line_and_debug_shows_the_traceback(tmp_path):
             raise RuntimeError("the unit crashed")
         runner.compute_unit = crash
     """
-    code, _, err = _lgb_risk("run", "small.toml", "--out", "out", cwd=tmp_path, fault=fault)
+    code, _, err = _lgb_risk("run", "--jobs", "1", "small.toml", "--out", "out", cwd=tmp_path,
+                             fault=fault)
     _one_message(code, err, 1, "lgb-risk run: error: RuntimeError: the unit crashed (what is "
                                "done is kept: run the same command again to resume) (--debug "
                                "shows the traceback)")
-    code, _, err = _lgb_risk("--debug", "run", "small.toml", "--out", "out", cwd=tmp_path,
-                             fault=fault)
+    code, _, err = _lgb_risk("--debug", "run", "--jobs", "1", "small.toml", "--out", "out",
+                             cwd=tmp_path, fault=fault)
     assert code == 1 and "Traceback" in err and "RuntimeError: the unit crashed" in err
-    code, _, err = _lgb_risk("run", "small.toml", "--out", "out", cwd=tmp_path, fault=fault,
-                             env={"LGB_RISK_DEBUG": "1"})
+    code, _, err = _lgb_risk("run", "--jobs", "1", "small.toml", "--out", "out", cwd=tmp_path,
+                             fault=fault, env={"LGB_RISK_DEBUG": "1"})
     assert code == 1 and "Traceback" in err
 
 
 def test_ctrl_c_is_one_line(tmp_path):
     (tmp_path / "small.toml").write_text(SMALL)
-    process = _lgb_risk("run", "small.toml", "--out", "out", cwd=tmp_path, wait=False)
+    process = _lgb_risk("run", "--jobs", "1", "small.toml", "--out", "out", cwd=tmp_path,
+                        wait=False)
     units = tmp_path / "out" / "units"
     wait_for_a_unit_file(units, process)
     process.send_signal(signal.SIGINT)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from lgb_risk.experiment.config import load_config, validate
-from lgb_risk.experiment.layout import Unit
+from lgb_risk.experiment.layout import Unit, all_units
 from lgb_risk.experiment.protocol import fold_queries, make_split
 from lgb_risk.experiment.runner import run_experiment
 from lgb_risk.experiment.training import make_objective
@@ -87,7 +87,7 @@ def test_split_follows_the_protocol():
 
 def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
     config_path = _config_file(tmp_path)
-    whole = _cli("run", config_path, "--out", tmp_path / "whole", cwd=tmp_path)
+    whole = _cli("run", "--jobs", "1", config_path, "--out", tmp_path / "whole", cwd=tmp_path)
     assert whole.wait(timeout=600) == 0, whole.stderr.read()
 
     killed = _cli("run", config_path, "--out", tmp_path / "killed", "--jobs", "2",
@@ -108,7 +108,7 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
                                                             ).read_bytes(), name
     assert not list(units.glob(".*"))  # no half-written file left behind
 
-    again = _cli("run", config_path, "--out", tmp_path / "whole", cwd=tmp_path)
+    again = _cli("run", "--jobs", "1", config_path, "--out", tmp_path / "whole", cwd=tmp_path)
     _, err = again.communicate(timeout=600)
     assert again.returncode == 0 and "0 unit(s) to run" in err
     report = (tmp_path / "whole" / "report.md").read_text()
@@ -340,23 +340,24 @@ def test_a_run_folder_is_plain_and_only_the_runners_own_temporaries_are_removed(
 def test_adding_alphas_or_learners_resumes_with_only_the_new_units(tmp_path):
     small = SMALL.replace("GeoRisk = [2]\n", "")
     out = tmp_path / "run"
-    first = _cli("run", _config_file(tmp_path, small), "--out", out, cwd=tmp_path)
+    first = _cli("run", "--jobs", "1", _config_file(tmp_path, small), "--out", out, cwd=tmp_path)
     assert first.wait(timeout=600) == 0, first.stderr.read()
     more = small.replace("UCRO = [2]\n", "UCRO = [2, 5]\nTSARO = [5]\n")
-    second = _cli("run", _config_file(tmp_path, more, "more.toml"), "--out", out, cwd=tmp_path)
+    second = _cli("run", "--jobs", "1", _config_file(tmp_path, more, "more.toml"), "--out", out,
+                  cwd=tmp_path)
     _, err = second.communicate(timeout=600)
     assert second.returncode == 0, err
     assert "6 unit(s) to run" in err  # UCRO a=5 and TSARO a=5, three folds each
     changed = more.replace("rounds = 40", "rounds = 41")
-    third = _cli("run", _config_file(tmp_path, changed, "changed.toml"), "--out", out,
-                 cwd=tmp_path)
+    third = _cli("run", "--jobs", "1", _config_file(tmp_path, changed, "changed.toml"), "--out",
+                 out, cwd=tmp_path)
     _, err = third.communicate(timeout=600)
     assert third.returncode == 2 and "differs in training" in err
     # What the report shows changes without training anything: the report is rewritten.
     before = (out / "report.md").read_text()
     reported = more + "[report]\ncorrection = 'bonferroni'\nalpha = 1\n"
-    fourth = _cli("run", _config_file(tmp_path, reported, "reported.toml"), "--out", out,
-                  cwd=tmp_path)
+    fourth = _cli("run", "--jobs", "1", _config_file(tmp_path, reported, "reported.toml"),
+                  "--out", out, cwd=tmp_path)
     _, err = fourth.communicate(timeout=600)
     assert fourth.returncode == 0, err
     assert "0 unit(s) to run" in err or "unit(s) to run" not in err
@@ -489,22 +490,27 @@ def test_repeats_average_each_query_over_the_repeats_that_tested_it(tmp_path):
     assert str(unit) == "repeat 1 fold 0 UCRO α=2"
     report = (out / "report.md").read_text()
     assert "The protocol repeated 2 times" in report and "Repeats per query:" in report
-    again = _cli("run", _config_file(tmp_path, text), "--out", out, cwd=tmp_path)
+    again = _cli("run", "--jobs", "1", _config_file(tmp_path, text), "--out", out, cwd=tmp_path)
     _, err = again.communicate(timeout=600)
     assert again.returncode == 0 and "0 unit(s) to run" in err
 
 
 def test_local_dask_cluster_gives_the_same_files_as_one_process(tmp_path):
-    """--jobs 2 (a LocalCluster of two worker processes) writes byte-identical units and report
-    to --jobs 1."""
+    """Without --jobs, `lgb-risk run` trains on a LocalCluster of one worker process per usable
+    core (two on CI's machines), and writes byte-identical units and report to --jobs 1."""
     pytest.importorskip("distributed")
+    from lgb_risk._machine import usable_cores
+
     config_path = _config_file(tmp_path)
-    for jobs in ("1", "2"):
-        run = _cli("run", config_path, "--out", tmp_path / f"jobs{jobs}", "--jobs", jobs,
-                   cwd=tmp_path)
-        _, err = run.communicate(timeout=600)
-        assert run.returncode == 0, err
-    one, two = tmp_path / "jobs1", tmp_path / "jobs2"
+    logs = {}
+    for jobs in ("1", "default"):
+        given = ["--jobs", jobs] if jobs != "default" else []
+        run = _cli("run", config_path, "--out", tmp_path / f"jobs{jobs}", *given, cwd=tmp_path)
+        _, logs[jobs] = run.communicate(timeout=600)
+        assert run.returncode == 0, logs[jobs]
+    units = len(all_units(load_config(config_path)))
+    assert f"{units} unit(s) to run with {min(usable_cores(), units)} job(s)" in logs["default"]
+    one, two = tmp_path / "jobs1", tmp_path / "jobsdefault"
     files = sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(two) for p in two.rglob("*") if p.is_file())
     for name in files:
@@ -988,8 +994,8 @@ def test_every_reported_measure_and_one_added_later_without_training_again(tmp_p
     two_path = _config_file(tmp_path, SMALL.replace("[split]", "[evaluation]\nmeasures = "
                                                     "['ndcg@10', 'err@5']\n[split]"), "two.toml")
     two = load_config(two_path)
-    log = subprocess.run([sys.executable, "-m", "lgb_risk", "run", str(two_path), "--out",
-                          str(out)], capture_output=True, text=True, check=True).stderr
+    log = subprocess.run([sys.executable, "-m", "lgb_risk", "run", "--jobs", "1", str(two_path),
+                          "--out", str(out)], capture_output=True, text=True, check=True).stderr
     assert "started" not in log and "training the learned" not in log
     assert "computing the added measure(s) for 12 finished unit(s)" in log
     assert (out / "report.csv").read_bytes() == first_report

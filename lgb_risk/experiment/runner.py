@@ -247,8 +247,9 @@ def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: in
     """Run (or resume) the configured experiment into ``out``; returns the report's path.
 
     Units run in this process (``jobs=1``), on a local Dask cluster of ``jobs`` worker
-    processes, or on the Dask cluster at ``scheduler``, which must answer and have a worker
-    (waited for up to ``wait_for_workers`` seconds) before anything is written.
+    processes (no more than there are units to run), or on the Dask cluster at ``scheduler``,
+    which must answer and have a worker (waited for up to ``wait_for_workers`` seconds) before
+    anything is written.
     ``stop_after="split"`` or ``"baselines"`` stops after that stage.
     """
     if not isinstance(jobs, int) or jobs < 1:
@@ -257,6 +258,7 @@ def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: in
     repeats = folder.repeats(config)
     units = all_units(config)
     todo = [u for u in units if not repeats[u.repeat].unit_done(u)]
+    jobs = min(jobs, max(1, len(todo)))  # a local worker per unit at most
     on_dask = bool(todo) and stop_after is None and (jobs > 1 or scheduler is not None)
     if on_dask:
         try:
