@@ -22,6 +22,15 @@ def order_array(size: int) -> np.ndarray:
     return np.empty(size, np.int32 if size < 2 ** 31 else np.int64)
 
 
+def document_order(offsets: np.ndarray) -> np.ndarray:
+    """Every query's documents in their input order (:func:`order_array`), the start from
+    which :func:`rerank_by_score` ranks them."""
+    size = int(offsets[-1])
+    order = order_array(size)
+    order[:] = np.arange(size, dtype=order.dtype)
+    return order
+
+
 def argsort_segments(primary, secondary, use_secondary, offsets) -> np.ndarray:
     """Stable ascending sort of each segment by ``primary``, then ``secondary`` if asked.
 
@@ -131,8 +140,10 @@ def _rerank_segments(scores, order, offsets):
 
 def rerank_by_score(scores: np.ndarray, order: np.ndarray, offsets: np.ndarray) -> None:
     """:func:`rank_by_score` (stable ties) computed in place in ``order``, a per-query
-    permutation such as the last call's ranking: the same order, found faster where few
-    documents moved (training's later iterations), with no new array."""
+    permutation such as the last call's ranking or :func:`document_order`: the same order,
+    found faster where few documents moved (training's later iterations, or the first when
+    every score is the initial one), with no new array. The objectives sort with this one
+    function only, which spares loading (and with an empty cache compiling, 1.5 s) a second."""
     _rerank_segments(scores, order, offsets)
 
 

@@ -75,7 +75,7 @@ from lgb_risk import measures as registry
 from lgb_risk._distributions import normal_cdf
 from lgb_risk._interrupt import interruptible
 from lgb_risk._parameters import declared, documented, parameter, validate
-from lgb_risk._ranking import dcg_at_k_of_order, rank_by_score, rerank_by_score
+from lgb_risk._ranking import dcg_at_k_of_order, document_order, rerank_by_score
 from lgb_risk._segments import offsets_from_group
 from lgb_risk._shards import ObjectiveShard
 from lgb_risk._validation import (
@@ -374,10 +374,9 @@ class LambdaMART:
             bad = int(np.flatnonzero(~np.isfinite(scores))[0])  # NaN or ±inf makes min or max so
             raise ValueError(f"prediction {bad} is {float(scores[bad])}: predictions must be "
                              "finite (a diverging model? lower the learning rate)")
-        if setup.order is None:
-            setup.order = rank_by_score(scores, setup.labels, setup.offsets)
-        else:
-            rerank_by_score(scores, setup.order, setup.offsets)
+        if setup.order is None:  # the first call ranks from the documents' own order
+            setup.order = document_order(setup.offsets)
+        rerank_by_score(scores, setup.order, setup.offsets)
         order = setup.order
         ranking = kernel.Ranking(scores, setup.labels, order, setup.offsets, setup.weights)
         return kernel.lambdarank_gradients(ranking, setup.constants,
