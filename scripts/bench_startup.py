@@ -14,8 +14,9 @@ or, for GeoRisk, three (that baseline plus noise).
   CI machine or a cluster's fresh worker; the six objectives one after the other in one
   process, so each line is what that objective compiles beyond the ones before it. Target: the
   six together at most 6 s.
-- ``--demo``: ``lgb-risk run`` on its built-in default experiment, with a warm cache, wall time
-  of the whole command (target at most 25 s on 2 cores).
+- ``--demo``: ``lgb-risk run`` on its built-in default experiment, as the README runs it (its
+  default ``--jobs``: one job per usable core where Dask is installed), with a warm cache, wall
+  time of the whole command (target at most 25 s on 2 cores).
 
     python scripts/bench_startup.py [--repeats 3] [--demo]
 """
