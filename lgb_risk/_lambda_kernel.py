@@ -24,7 +24,7 @@ The built-in states (:class:`CrossingRisk`, :class:`FlatRisk`, :class:`GeoRiskSt
 kernel packed into one type, :class:`BuiltinRisk`, whose ``kind`` chooses the multiplier at run
 time: the kernel is compiled once for the three of them (about 3.5 s each with an empty cache) and
 a process loads one specialisation. Every built-in multiplier is inlined into the pair loop: a
-call would pass the packed state's every field (GeoRisk's call took 20% of its gradient call at
+call would pass the packed state's every field (GeoRisk's calls took 13% of its gradient call at
 the MSLR-WEB10K shape). A built-in risk function adds
 a kind to :func:`_builtin_multiplier` and its fields to :class:`BuiltinRisk`. LambdaMART's
 :class:`NoRisk` keeps its own specialisation, in which no multiplier is compiled at all.
