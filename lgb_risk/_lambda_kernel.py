@@ -20,14 +20,16 @@ Adding a risk function F takes three local steps:
    only q: it is then taken once per query);
 3. a class in :mod:`lgb_risk.objectives` whose ``risk_state`` builds the state each iteration.
 
-The built-in states (:class:`CrossingRisk`, :class:`FlatRisk`, :class:`GeoRiskState`) reach the
-kernel packed into one type, :class:`BuiltinRisk`, whose ``kind`` chooses the multiplier at run
-time: the kernel is compiled once for the three of them (about 3.5 s each with an empty cache) and
-a process loads one specialisation. Every built-in multiplier is inlined into the pair loop: a
+The built-in states (:class:`NoRisk`, :class:`CrossingRisk`, :class:`FlatRisk`,
+:class:`GeoRiskState`) reach the kernel packed into one type, :class:`BuiltinRisk`, whose
+``kind`` chooses the multiplier at run time: the kernel is compiled once for every built-in
+objective (5.6 s with an empty cache, where a specialisation per state type took 3.3 s for
+LambdaMART's and as long again for each risk state's) and a process loads one specialisation.
+With LambdaMART's kind no multiplier applies (:func:`applies_risk` is false), and its pairs are
+computed as LightGBM computes them. Every built-in multiplier is inlined into the pair loop: a
 call would pass the packed state's every field (GeoRisk's calls took 13% of its gradient call at
-the MSLR-WEB10K shape). A built-in risk function adds
-a kind to :func:`_builtin_multiplier` and its fields to :class:`BuiltinRisk`. LambdaMART's
-:class:`NoRisk` keeps its own specialisation, in which no multiplier is compiled at all.
+the MSLR-WEB10K shape). A built-in risk function adds a kind to :func:`_builtin_multiplier` and
+its fields to :class:`BuiltinRisk`.
 
 The built-in multipliers live in this file on purpose: numba's on-disk cache notices edits only
 in the file of the function it caches (the kernel). A multiplier registered from any other module
@@ -173,18 +175,21 @@ def _multiplier_for_state_type(state, q, delta_m, misordered):
 
 
 def applies_risk(state):
-    """Whether the state's multiplier can differ from 1 (a compile-time constant)."""
+    """Whether the state's multiplier can differ from 1: LambdaMART's kind of the packed state
+    says no (a run-time flag); every other state yes."""
     raise NotImplementedError("applies_risk is called from compiled code only")
 
 
 @overload(applies_risk, inline="always")
 def _applies_risk_for_state_type(state):
-    applies = getattr(state, "instance_class", None) is not NoRisk
-    return lambda state: applies
+    if getattr(state, "instance_class", None) is BuiltinRisk:
+        return lambda state: state.kind != _NONE
+    return lambda state: True
 
 
 def per_query(state):
-    """Whether the state's multiplier is constant over a query (a compile-time constant)."""
+    """Whether the state's multiplier is constant over a query (the packed state's flag, or a
+    compile-time constant of a registered state type)."""
     raise NotImplementedError("per_query is called from compiled code only")
 
 
@@ -207,11 +212,6 @@ def for_queries(state: RiskState, queries: np.ndarray) -> RiskState:
 
 class NoRisk(NamedTuple):
     """Plain LambdaMART: every multiplier is 1."""
-
-
-@multiplier_of(NoRisk, per_query=True)
-def _no_risk_multiplier(state, q, delta_m, misordered):
-    return 1.0
 
 
 class CrossingRisk(NamedTuple):
@@ -348,8 +348,8 @@ def _georisk_multiplier(state, q, delta_m, misordered):
     return max(slope, 0.0) / state.scale
 
 
-_CROSSING, _FLAT, _GEORISK = 0, 1, 2
-_KINDS = {CrossingRisk: _CROSSING, FlatRisk: _FLAT, GeoRiskState: _GEORISK}
+_CROSSING, _FLAT, _GEORISK, _NONE = 0, 1, 2, 3
+_KINDS = {CrossingRisk: _CROSSING, FlatRisk: _FLAT, GeoRiskState: _GEORISK, NoRisk: _NONE}
 
 
 class BuiltinRisk(NamedTuple):
@@ -357,7 +357,7 @@ class BuiltinRisk(NamedTuple):
     fields of the others are empty arrays and zeros."""
 
     kind: int
-    per_query: bool  # the multiplier is constant over a query (T-FARO's)
+    per_query: bool  # the multiplier is constant over a query (T-FARO's; LambdaMART's 1)
     alpha: np.ndarray
     model_values: np.ndarray
     baseline_values: np.ndarray
@@ -386,11 +386,13 @@ def packed(state: RiskState) -> BuiltinRisk:
         fields[name] = (np.ascontiguousarray(value, dtype=np.float64)
                         if isinstance(value, np.ndarray) else value)
     return BuiltinRisk(**{**fields, "kind": _KINDS[type(state)],
-                          "per_query": type(state) is FlatRisk})
+                          "per_query": type(state) in (FlatRisk, NoRisk)})
 
 
 @multiplier_of(BuiltinRisk)
 def _builtin_multiplier(state, q, delta_m, misordered):
+    if state.kind == _NONE:
+        return 1.0
     if state.kind == _FLAT:
         return _flat_multiplier(state, q, delta_m, misordered)
     if state.kind == _CROSSING:
