@@ -100,6 +100,7 @@ TARGET_MEASURES = ("ndcg", "err")
 #: The definitions of the per-query risk score TR_q that T-SARO, T-FARO and T*-FARO offer.
 TR_DEFINITIONS = ("x_over_sx", "delta_over_se", "jforests")
 _SIGMOID_BINS = 1 << 20
+_SIGMOID_CHUNK = 1 << 16
 _DEFAULT_LABEL_GAIN = np.array([float((1 << i) - 1) for i in range(31)])  # LightGBM's default
 
 
@@ -143,14 +144,20 @@ def _sigmoid_table(sigmoid: float):
     Built with the C library's exp (``math.exp``), as LightGBM builds it; numpy's vectorised exp
     differs from it in the last bit for about 2% of the entries. The arguments
     ``(i / factor + low) * sigmoid`` and the final ``1 / (1 + e)`` are single correctly
-    rounded operations, the same bits vectorised as in LightGBM's loop.
+    rounded operations, the same bits vectorised as in LightGBM's loop. The entries are computed
+    :data:`_SIGMOID_CHUNK` at a time, so that the Python floats ``math.exp`` takes and returns
+    never hold more than a few MiB: the whole table's at once would add about 50 MiB to the
+    training's peak memory at its first call.
     """
     low = -50.0 / sigmoid / 2.0
     high = -low
     factor = _SIGMOID_BINS / (high - low)
-    arguments = (np.arange(_SIGMOID_BINS) / factor + low) * sigmoid
-    exps = np.fromiter(map(math.exp, arguments.tolist()), np.float64, _SIGMOID_BINS)
-    return 1.0 / (1.0 + exps), low, high, factor
+    table = np.empty(_SIGMOID_BINS)
+    for start in range(0, _SIGMOID_BINS, _SIGMOID_CHUNK):
+        arguments = (np.arange(start, start + _SIGMOID_CHUNK) / factor + low) * sigmoid
+        exps = np.fromiter(map(math.exp, arguments.tolist()), np.float64, _SIGMOID_CHUNK)
+        table[start:start + _SIGMOID_CHUNK] = 1.0 / (1.0 + exps)
+    return table, low, high, factor
 
 
 def _fingerprint(values) -> tuple | None:

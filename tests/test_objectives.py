@@ -66,7 +66,8 @@ def test_sigmoid_table_is_lightgbms_loop_bit_for_bit(sigmoid):
     assert low == -25.0 / sigmoid and high == 25.0 / sigmoid
     assert factor == (1 << 20) / (high - low) and table.size == 1 << 20
     rng = np.random.default_rng(int(sigmoid * 10))
-    for i in [0, 1, table.size // 2, table.size - 1, *rng.integers(0, table.size, 4000)]:
+    chunk_edges = [e + d for e in range(0, table.size, objectives._SIGMOID_CHUNK) for d in (-1, 0)]
+    for i in [*chunk_edges[1:], table.size - 1, *rng.integers(0, table.size, 4000)]:
         want = 1.0 / (1.0 + math.exp((i / factor + low) * sigmoid))
         assert table[i] == want, (i, table[i], want)
 
