@@ -618,7 +618,10 @@ def _cached_kernel(ranking, const, risk):
         docs = ranking.order[start:start + cnt]
         g = np.zeros(cnt, np.float32)
         h = np.zeros(cnt, np.float32)
-        _query_lambdas(q, ranking.labels[docs], ranking.scores[docs], g, h, const, risk)
+        # q as int64: the parallel loop's body gets it as uint64, where the kernel's own typing
+        # has int64, and the pair loop would be compiled once for each (3 s more)
+        _query_lambdas(np.int64(q), ranking.labels[docs], ranking.scores[docs], g, h, const,
+                       risk)
         for p in range(cnt):
             d = docs[p]
             if use_weights:

@@ -134,3 +134,18 @@ def test_a_multiplier_declared_per_query_gives_the_per_pair_results():
     # float32 sums: a document whose terms cancel carries rounding of the terms' size
     np.testing.assert_allclose(got[True][0], plain * (query + 1.0), rtol=1e-5,
                                atol=1e-6 * np.abs(got[True][0]).max())
+
+
+def test_the_pair_loop_is_compiled_once_with_an_empty_cache(tmp_path):
+    """The parallel loop's body sees the query index as uint64 where the kernel's own typing
+    has int64: passed as it is, the pair loop would be compiled for both (3 s of a new
+    install's first training)."""
+    compiled = _python("""
+        import numpy as np
+        from lgb_risk import LambdaMART
+        from lgb_risk import _lambda_kernel as kernel
+        rng = np.random.default_rng(1)
+        LambdaMART().gradients(rng.normal(size=30), rng.integers(0, 3, 30), [10, 10, 10])
+        print([str(signature[0]) for signature in kernel._query_lambdas.signatures])
+    """, tmp_path, tmp_path / "cache")
+    assert compiled == "['int64']"
