@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from lgb_risk._pair_keys import pair_keys, repeats_a_key
 from lgb_risk._validation import is_number
 
 if TYPE_CHECKING:
@@ -61,25 +62,29 @@ def _lines(path):
 class RunColumns(NamedTuple):
     """A TREC run as columns, in file order: what :func:`read_run` returns as a DataFrame.
 
-    ``topic`` is an array of UTF-8 bytes (numpy ``S`` dtype) and ``docno`` a list of UTF-8
-    ``bytes`` (compared as gdeval.pl and trec_eval compare them); ``rank`` and ``score`` arrays;
-    ``name`` the run's :func:`run_name`.
+    ``topic`` and ``docno`` are arrays of UTF-8 bytes (numpy ``S`` dtype; ids compared byte by
+    byte, as gdeval.pl and trec_eval compare them); ``rank`` and ``score`` arrays; ``name`` the
+    run's :func:`run_name`. ``keys`` are the (topic, docno) pairs' keys under seed 0
+    (:func:`lgb_risk._pair_keys.pair_keys`) where the reader computed them to find a repeated
+    document, kept to find the pairs' judgments; None to compute them when needed.
     """
 
     topic: np.ndarray
-    docno: list
+    docno: np.ndarray
     rank: np.ndarray
     score: np.ndarray
     name: str
+    keys: np.ndarray | None = None
 
 
 class QrelsColumns(NamedTuple):
-    """A TREC qrels file as columns, in file order (``topic`` an array of UTF-8 bytes, ``docno``
-    a list of them; ``grade``)."""
+    """A TREC qrels file as columns, in file order (``topic`` and ``docno`` arrays of UTF-8
+    bytes, numpy ``S`` dtype; ``grade``; ``keys`` as :class:`RunColumns` has them)."""
 
     topic: np.ndarray
-    docno: list
+    docno: np.ndarray
     grade: np.ndarray
+    keys: np.ndarray | None = None
 
 
 _RUN_LAYOUT = "QID Q0 DOCNO RANK SCORE RUNID"
@@ -162,23 +167,12 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _each_once_per_topic(topic: np.ndarray, docno: list) -> bool:
-    """Whether no document appears twice for a topic; ``topic`` as a bytes array. Runs and qrels
-    usually list each topic as one block of lines, checked block by block (no pair tuples)."""
-    edges = [0, *(np.flatnonzero(topic[1:] != topic[:-1]) + 1).tolist(), len(docno)]
-    starts = edges[:-1]
-    if len({topic[s] for s in starts}) == len(starts):
-        return all(len(set(docno[s:e])) == e - s for s, e in zip(starts, edges[1:]))
-    return len(set(zip(topic.tolist(), docno))) == len(docno)
-
-
 def _refuse_duplicates(path, layout, numeric, topic, docno, what) -> None:
-    """A document listed twice for a topic is an error naming both lines."""
-    if _each_once_per_topic(topic, docno):
-        return
+    """A document listed twice for a topic is an error naming both lines (called where two
+    pairs share a key: they may be two pairs whose keys are equal by chance, no error)."""
     _, _, _, numbers = _exact_columns(path, layout, numeric, what)
     first: dict = {}
-    for number, pair in zip(numbers, zip(topic.tolist(), docno)):
+    for number, pair in zip(numbers, zip(topic.tolist(), docno.tolist())):
         if pair in first:
             raise ValueError(
                 f"{path}:{number}: document {pair[1].decode()!r} appears again for topic "
@@ -198,14 +192,16 @@ def _read_trec(path, layout: str, numeric: dict, what: str):
         raise FileNotFoundError(f"no such file: {p}")
     table = _fast_columns(p, layout)
     if table is not None:
-        topic, docno = table["topic"], table["docno"].tolist()
+        topic, docno = table["topic"], table["docno"]
         values = {name: table[name.lower()] for name in numeric}
     else:
-        topics, docno, lists, _ = _exact_columns(p, layout, numeric, what)
-        topic = np.array(topics, dtype=bytes)
+        topics, docnos, lists, _ = _exact_columns(p, layout, numeric, what)
+        topic, docno = np.array(topics, dtype=bytes), np.array(docnos, dtype=bytes)
         values = {name: np.array(column) for name, column in lists.items()}
-    _refuse_duplicates(p, layout, numeric, topic, docno, what)
-    return topic, docno, values
+    keys = pair_keys(topic, docno)
+    if repeats_a_key(keys):
+        _refuse_duplicates(p, layout, numeric, topic, docno, what)
+    return topic, docno, values, keys
 
 
 def read_run_columns(path: str | os.PathLike) -> RunColumns:
@@ -226,12 +222,12 @@ def read_run_columns(path: str | os.PathLike) -> RunColumns:
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "bm25.txt"
     >>> _ = path.write_text("151 Q0 doc-a 1 12.5 bm25\\n151 Q0 doc-b 2 11.0 bm25\\n")
     >>> run = read_run_columns(path)
-    >>> run.docno, run.score.tolist()
+    >>> run.docno.tolist(), run.score.tolist()
     ([b'doc-a', b'doc-b'], [12.5, 11.0])
     """
-    topic, docno, values = _read_trec(path, _RUN_LAYOUT, _RUN_NUMERIC, "run")
+    topic, docno, values, keys = _read_trec(path, _RUN_LAYOUT, _RUN_NUMERIC, "run")
     return RunColumns(topic, docno, values["RANK"].astype(np.int64),
-                      values["SCORE"].astype(np.float64), run_name(path))
+                      values["SCORE"].astype(np.float64), run_name(path), keys)
 
 
 def read_qrels_columns(path: str | os.PathLike) -> QrelsColumns:
@@ -251,8 +247,8 @@ def read_qrels_columns(path: str | os.PathLike) -> QrelsColumns:
     >>> read_qrels_columns(path).grade.tolist()
     [2]
     """
-    topic, docno, values = _read_trec(path, _QRELS_LAYOUT, _QRELS_NUMERIC, "qrels")
-    return QrelsColumns(topic, docno, values["GRADE"].astype(np.int64))
+    topic, docno, values, keys = _read_trec(path, _QRELS_LAYOUT, _QRELS_NUMERIC, "qrels")
+    return QrelsColumns(topic, docno, values["GRADE"].astype(np.int64), keys)
 
 
 def _decoded(values, path) -> list[str]:

@@ -141,7 +141,7 @@ def test_malformed_run_names_file_and_line(tmp_path, text, message):
 def test_a_document_may_appear_once_in_each_topic(tmp_path):
     text = "1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n2 Q0 a 1 0.5 r\n1 Q0 c 3 0.3 r\n2 Q0 b 2 0.1 r\n"
     run = data.read_run_columns(_write(tmp_path / "r.txt", text))
-    assert run.docno == [b"a", b"b", b"a", b"c", b"b"]
+    assert run.docno.tolist() == [b"a", b"b", b"a", b"c", b"b"]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -180,7 +180,7 @@ def test_fast_and_line_by_line_readers_agree(tmp_path, monkeypatch, long_docno, 
     run = data.read_run_columns(path)
     topic, docno, values, numbers = data._exact_columns(path, data._RUN_LAYOUT,
                                                         data._RUN_NUMERIC, "run")
-    assert run.topic.tolist() == topic and run.docno == docno and numbers == [1, 2, 4, 5]
+    assert run.topic.tolist() == topic and run.docno.tolist() == docno and numbers == [1, 2, 4, 5]
     np.testing.assert_array_equal(run.score, values["SCORE"])
     np.testing.assert_array_equal(run.rank, values["RANK"])
     assert run.docno[-1] == long_docno.encode() and run.topic[0] == long_topic.encode()

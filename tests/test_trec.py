@@ -196,3 +196,62 @@ def test_the_error_reported_is_the_first_bad_run_whatever_the_processes(tmp_path
         assert trec._shares_by_size(runs, 2) == [[1, 2], [0]]
     with pytest.raises(ValueError, match=r"first.txt:2: SCORE must be a finite number"):
         trec.evaluate_files(qrels, runs, ["p@1"], jobs=jobs)
+
+
+def _write_run(path, lines):
+    ranks = {}
+    return _write(path, "".join(
+        f"{topic} Q0 {docno} {ranks.setdefault(topic, []).append(0) or len(ranks[topic])} "
+        f"{score} r\n" for topic, docno, score in lines))
+
+
+def _first_byte_keys_under_seed_zero(topic, docno, seed=0):
+    """A pair key as weak as a hash can be: under seed 0 it sees only an id's first byte, so
+    a1, a2 and a3 share one; other seeds key the whole id."""
+    from lgb_risk._pair_keys import pair_keys
+
+    return pair_keys(topic, docno.astype("S1") if seed == 0 else docno, seed)
+
+
+def test_documents_whose_keys_collide_keep_their_own_grades(tmp_path, monkeypatch):
+    """Keys find judgments, the ids decide: under keys that collide, every grade and every
+    duplicate check is still the exact one (against the unweakened evaluation and hand-made
+    values)."""
+    run = _write_run(tmp_path / "r.txt", [("1", "a2", 4.0), ("1", "a1", 3.0), ("1", "b1", 2.0),
+                                          ("2", "a2", 4.0), ("2", "a3", 3.0), ("2", "a1", 2.0)])
+    apart = {"1": {"a1": 2, "b1": 1}, "2": {"a1": 1, "b9": 2}}  # no two keys equal in either
+    together = {"1": {"a1": 2, "b1": 1}, "2": {"a1": 0, "a2": 3}}  # a1, a2 of 2 share a key
+    measures_ = ["p@1", "ndcg@3", "ap"]
+    exact = {name: trec.evaluate_run(q, run, measures_, convention="trec_eval")
+             for name, q in (("apart", apart), ("together", together))}
+    monkeypatch.setattr(trec, "pair_keys", _first_byte_keys_under_seed_zero)
+    monkeypatch.setattr(data, "pair_keys", _first_byte_keys_under_seed_zero)
+    assert trec.judgments(data.QrelsColumns(np.array([b"2", b"2"]), np.array([b"a1", b"a2"]),
+                                            np.array([0, 3]))).seed == 1
+    for name, q in (("apart", apart), ("together", together)):
+        weak = trec.evaluate_run(q, run, measures_, convention="trec_eval")
+        pd.testing.assert_frame_equal(weak, exact[name])
+    # a2 heads both topics: unjudged for topic 1 in both qrels (a1's key is no match), judged
+    # 3 for topic 2 in `together` only
+    p1 = {name: frame["p@1"].to_dict() for name, frame in exact.items()}
+    assert p1 == {"apart": {"1": 0.0, "2": 0.0}, "together": {"1": 0.0, "2": 1.0}}
+    # the reader's duplicate check: a1, a2 and a3 share keys, so the lines are compared exactly
+    assert data.read_run_columns(run).docno.tolist() == [b"a2", b"a1", b"b1", b"a2", b"a3", b"a1"]
+    twice = _write_run(tmp_path / "twice.txt", [("1", "a2", 4.0), ("1", "a2", 3.0)])
+    with pytest.raises(ValueError, match="twice.txt:2: document 'a2' appears again"):
+        data.read_run_columns(twice)
+
+
+def test_keys_that_collide_under_every_seed_are_an_error_not_a_wrong_grade(monkeypatch):
+    monkeypatch.setattr(trec, "pair_keys", lambda topic, docno, seed=0: np.zeros(docno.size,
+                                                                                  np.uint64))
+    with pytest.raises(RuntimeError, match="share a key"):
+        trec.judgments(data.QrelsColumns(np.array([b"1", b"1"]), np.array([b"a", b"b"]),
+                                         np.array([1, 0])))
+
+
+def test_judgments_in_memory_give_a_document_one_grade_per_topic():
+    qrels = pd.DataFrame({"topic": ["7", "7", "8"], "docno": ["d", "d", "d"],
+                          "grade": [1, 2, 0]})
+    with pytest.raises(ValueError, match="judge document 'd' for topic '7' twice"):
+        trec.evaluate_run(qrels, {"7": {"d": 1.0}}, ["p@1"])
