@@ -1,11 +1,12 @@
 """Per-query orderings of flat arrays: the one place where documents are sorted within queries.
 
 Queries are contiguous segments of the flat arrays, delimited by ``offsets``
-(:mod:`lgb_risk._segments`). The sort runs per segment in a numba kernel, parallel over queries;
-it is about ten times faster than ``np.lexsort`` over (query, score) on MSLR-shaped data because
-each query's sort is small. Importing this module loads numba; :mod:`lgb_risk.metrics` imports it
-only when it has an order to compute, so that evaluating lists already in rank order (TREC runs)
-starts without it.
+(:mod:`lgb_risk._segments`). The sort runs per segment in a numba kernel, parallel over queries
+(the objectives' re-sort on threads of its own, :mod:`lgb_risk._query_threads`; the others in
+numba's parallel loop); it is about ten times faster than ``np.lexsort`` over (query, score) on
+MSLR-shaped data because each query's sort is small. Importing this module loads numba;
+:mod:`lgb_risk.metrics` imports it only when it has an order to compute, so that evaluating
+lists already in rank order (TREC runs) starts without it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import math
 
 import numba as nb
 import numpy as np
+
+from lgb_risk._query_threads import over_queries
 
 
 def order_array(size: int) -> np.ndarray:
@@ -106,14 +109,15 @@ def _argsort_segments(primary, secondary, use_secondary, offsets, out):
             out[a + i] = a + order[i]
 
 
-@nb.njit(parallel=True, cache=True)
-def _rerank_segments(scores, order, offsets):
-    """Put each segment of ``order`` (any permutation of the segment's indices, e.g. the last
-    iteration's ranking) in place into the stable descending order by ``scores`` (ties by
-    index), by insertion sort, which costs the number of documents out of place; a segment
-    whose insertion sort would move more than 2 n log2 n documents is merge-sorted instead.
-    The result is the one stable order, whatever ``order`` held."""
-    for q in nb.prange(offsets.size - 1):
+@nb.njit(cache=True, nogil=True)
+def _rerank_segments(scores, order, offsets, first, last):
+    """Put segments ``first`` to ``last - 1`` of ``order`` (each any permutation of the
+    segment's indices, e.g. the last iteration's ranking) in place into the stable descending
+    order by ``scores`` (ties by index), by insertion sort, which costs the number of documents
+    out of place; a segment whose insertion sort would move more than 2 n log2 n documents is
+    merge-sorted instead. The result is the one stable order, whatever ``order`` held. Without
+    the GIL: threads re-sort disjoint ranges of segments at once."""
+    for q in range(first, last):
         a = offsets[q]
         b = offsets[q + 1]
         n = b - a
@@ -144,7 +148,7 @@ def rerank_by_score(scores: np.ndarray, order: np.ndarray, offsets: np.ndarray) 
     found faster where few documents moved (training's later iterations, or the first when
     every score is the initial one), with no new array. The objectives sort with this one
     function only, which spares loading (and with an empty cache compiling, 1.5 s) a second."""
-    _rerank_segments(scores, order, offsets)
+    over_queries(_rerank_segments, offsets, scores, order, offsets)
 
 
 def rank_by_score(scores: np.ndarray, labels: np.ndarray, offsets: np.ndarray,
