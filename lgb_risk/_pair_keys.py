@@ -76,6 +76,21 @@ def pair_keys(topic: np.ndarray, docno: np.ndarray, seed: int = 0) -> np.ndarray
     return keys
 
 
+def first_repeat(topic: np.ndarray, docno: np.ndarray) -> tuple[int, int] | None:
+    """``(i, j)``, i < j, where pair j is the first to repeat an earlier pair i, compared on
+    the bytes themselves (the exact check behind a repeated key); None where none repeats.
+
+    >>> first_repeat(np.array([b"1", b"1", b"2", b"1"]), np.array([b"a", b"b", b"a", b"b"]))
+    (1, 3)
+    """
+    first: dict = {}
+    for j, pair in enumerate(zip(topic.tolist(), docno.tolist())):
+        i = first.setdefault(pair, j)
+        if i != j:
+            return i, j
+    return None
+
+
 def repeats_a_key(keys: np.ndarray) -> bool:
     """Whether two of ``keys`` are equal."""
     ordered = np.sort(keys)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from lgb_risk._pair_keys import pair_keys, repeats_a_key
+from lgb_risk._pair_keys import first_repeat, pair_keys, repeats_a_key
 from lgb_risk._validation import is_number
 
 if TYPE_CHECKING:
@@ -170,15 +170,15 @@ def _finite_float(text: str) -> float:
 def _refuse_duplicates(path, layout, numeric, topic, docno, what) -> None:
     """A document listed twice for a topic is an error naming both lines (called where two
     pairs share a key: they may be two pairs whose keys are equal by chance, no error)."""
-    _, _, _, numbers = _exact_columns(path, layout, numeric, what)
-    first: dict = {}
-    for number, pair in zip(numbers, zip(topic.tolist(), docno.tolist())):
-        if pair in first:
-            raise ValueError(
-                f"{path}:{number}: document {pair[1].decode()!r} appears again for topic "
-                f"{pair[0].decode()!r} (first at line {first[pair]}); a {what} file must list "
-                "each document once per topic")
-        first[pair] = number
+    repeat = first_repeat(topic, docno)
+    if repeat is None:
+        return
+    i, j = repeat
+    _, _, _, numbers = _exact_columns(path, layout, numeric, what)  # the rows' line numbers
+    raise ValueError(
+        f"{path}:{numbers[j]}: document {docno[j].decode()!r} appears again for topic "
+        f"{topic[j].decode()!r} (first at line {numbers[i]}); a {what} file must list each "
+        "document once per topic")
 
 
 _RUN_NUMERIC = {"RANK": (int, "an integer"), "SCORE": (_finite_float, "a finite number")}

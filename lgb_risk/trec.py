@@ -31,7 +31,7 @@ import numpy as np
 from lgb_risk import measures as registry
 from lgb_risk._forked import map_in_forks
 from lgb_risk._machine import usable_cores
-from lgb_risk._pair_keys import SEEDS, KeyIndex, key_index, pair_keys, rows_of
+from lgb_risk._pair_keys import SEEDS, KeyIndex, first_repeat, key_index, pair_keys, rows_of
 from lgb_risk.conventions import resolve
 from lgb_risk.data import QrelsColumns, RunColumns, read_qrels_columns, read_run_columns, run_name
 from lgb_risk.risk import risk_rows
@@ -122,13 +122,12 @@ def judgments(qrels: QrelsColumns) -> Judgments:
 def _refuse_repeated_judgments(topic: np.ndarray, docno: np.ndarray) -> None:
     """Two judgments of one document for one topic (possible in memory; a file's reader refuses
     them naming the lines) are an error naming both."""
-    first: dict = {}
-    for i, pair in enumerate(zip(topic.tolist(), docno.tolist())):
-        if pair in first:
-            raise ValueError(f"the qrels judge document {pair[1].decode()!r} for topic "
-                             f"{pair[0].decode()!r} twice (judgments {first[pair]} and {i}, "
-                             "counting from 0); give each document one grade per topic")
-        first[pair] = i
+    repeat = first_repeat(topic, docno)
+    if repeat is not None:
+        i, j = repeat
+        raise ValueError(f"the qrels judge document {docno[j].decode()!r} for topic "
+                         f"{topic[j].decode()!r} twice (judgments {i} and {j}, counting from 0); "
+                         "give each document one grade per topic")
 
 
 #: The grade of a run's document that the qrels do not judge, until it is set to 0.

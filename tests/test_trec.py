@@ -255,3 +255,23 @@ def test_judgments_in_memory_give_a_document_one_grade_per_topic():
                           "grade": [1, 2, 0]})
     with pytest.raises(ValueError, match="judge document 'd' for topic '7' twice"):
         trec.evaluate_run(qrels, {"7": {"d": 1.0}}, ["p@1"])
+
+
+def test_the_key_directory_finds_every_key_as_a_dictionary_does():
+    """rows_of against a dict, with keys crowded into few buckets (their top bits shared) so
+    that a bucket holds several keys and the scan runs several rounds."""
+    from lgb_risk._pair_keys import key_index, rows_of
+
+    rng = np.random.default_rng(11)
+    crowded = (rng.integers(0, 4, 3000, dtype=np.uint64) << np.uint64(60)) | rng.integers(
+        0, 1 << 40, 3000, dtype=np.uint64)
+    spread = rng.integers(0, np.iinfo(np.uint64).max, 3000, dtype=np.uint64, endpoint=True)
+    assert np.diff(key_index(np.unique(crowded)).start).max() >= 5  # several keys a bucket
+    for judged_keys in (np.unique(crowded), np.unique(spread)):
+        index = key_index(rng.permutation(judged_keys))
+        row_of = {int(k): r for r, k in enumerate(index.sorted_keys[np.argsort(index.rows)])}
+        asked = np.concatenate([judged_keys[::3], judged_keys[::7] + np.uint64(1),
+                                rng.integers(0, 1 << 62, 500, dtype=np.uint64)])
+        want = [row_of.get(int(k), -1) for k in asked]
+        assert rows_of(asked, index).tolist() == want
+    assert key_index(np.array([3, 5, 3], np.uint64)) is None
