@@ -197,6 +197,17 @@ class _Setup:
         return self.given == tuple(_fingerprint(v) for v in (labels, group, weight))
 
 
+def _ideal_order(labels: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Every query's documents by label, highest first: the ideal ranking, found by the sort
+    that ranks the model (:func:`rerank_by_score`). Its DCG@k by the kernel that measures the
+    model is IDCG@k, the same bits as :func:`lgb_risk.metrics.ideal_dcg` and LightGBM's max
+    DCG (equal labels have equal gains, so the order among them does not matter); a new
+    install then compiles no top-k kernel for training (0.6 s)."""
+    order = document_order(offsets)
+    rerank_by_score(labels.astype(np.float64), order, offsets)
+    return order
+
+
 def _inverse(values: np.ndarray) -> np.ndarray:
     return np.divide(1.0, values, out=np.zeros_like(values), where=values > 0)
 
@@ -494,6 +505,8 @@ class LambdaMART:
         target = self.target()
         k = 0 if target is None or target.k is None else int(target.k)
         offsets = offsets_from_group(g)
+        narrow_labels = _narrow_labels(y)
+        discounts = metrics._discounts(int(g.max()))
         if target is not None and target.measure.name == "err":
             top = self._max_label(y, target)  # labels above l_max are refused here
             stop = metrics.stopping_probabilities(top + 1, top)  # R(l) of every label
@@ -504,12 +517,15 @@ class LambdaMART:
             inv_ideal_at_k = np.zeros(g.size)
         else:
             stop = inv_continue = np.zeros(0)
-            inv_max_dcg = _inverse(metrics.ideal_dcg(y, g, int(self.lambdarank_truncation_level),
-                                                     label_gain=gain_table))
-            inv_ideal_at_k = (_inverse(metrics.ideal_dcg(y, g, k, label_gain=gain_table))
+            ideal = _ideal_order(y, offsets)
+            inv_max_dcg = _inverse(dcg_at_k_of_order(
+                ideal, offsets, narrow_labels, gain_table, discounts,
+                int(self.lambdarank_truncation_level)))
+            inv_ideal_at_k = (_inverse(dcg_at_k_of_order(ideal, offsets, narrow_labels,
+                                                         gain_table, discounts, k))
                               if k else np.zeros(g.size))
         constants = kernel.LambdaConstants(
-            gain_table=gain_table, discounts=metrics._discounts(int(g.max())),
+            gain_table=gain_table, discounts=discounts,
             inv_max_dcg=inv_max_dcg,
             sigmoid=float(self.sigmoid), truncation=int(self.lambdarank_truncation_level),
             norm=bool(self.lambdarank_norm), norm_includes_risk=self._norm_includes_risk(),
@@ -518,7 +534,7 @@ class LambdaMART:
             inv_ideal_dcg_at_k=inv_ideal_at_k, target_err=stop.size > 0,
             stop_probability=stop, inv_continue=inv_continue)
         setup = _Setup(
-            labels=_narrow_labels(y), group=g, offsets=offsets, weights=w, constants=constants,
+            labels=narrow_labels, group=g, offsets=offsets, weights=w, constants=constants,
             given=tuple(_fingerprint(v) for v in (labels, group, weight)),
         )
         self._prepare_risk(setup)

@@ -136,16 +136,31 @@ def test_a_multiplier_declared_per_query_gives_the_per_pair_results():
                                atol=1e-6 * np.abs(got[True][0]).max())
 
 
-def test_the_pair_loop_is_compiled_once_with_an_empty_cache(tmp_path):
-    """The parallel loop's body sees the query index as uint64 where the kernel's own typing
-    has int64: passed as it is, the pair loop would be compiled for both (3 s of a new
-    install's first training)."""
+def test_training_compiles_each_kernel_once_with_an_empty_cache(tmp_path):
+    """What a new install compiles for its first trainings. The parallel loop's body sees the
+    query index as uint64 where the kernel's own typing has int64: passed as it is, the pair
+    loop would be compiled for both (3 s). IDCG is measured on the ideal ranking by the sort
+    and the DCG kernel that rank and measure the model (labels and order of the same types as
+    U-CRO's), so that no top-k kernel is compiled for training (0.6 s)."""
     compiled = _python("""
         import numpy as np
-        from lgb_risk import LambdaMART
+        from lgb_risk import UCRO, LambdaMART
         from lgb_risk import _lambda_kernel as kernel
+        from lgb_risk import _ranking
         rng = np.random.default_rng(1)
-        LambdaMART().gradients(rng.normal(size=30), rng.integers(0, 3, 30), [10, 10, 10])
-        print([str(signature[0]) for signature in kernel._query_lambdas.signatures])
+        args = rng.normal(size=30), rng.integers(0, 3, 30), [10, 10, 10]
+        LambdaMART().gradients(*args)
+        UCRO(baseline=np.full(3, 0.5), measure="ndcg@5").gradients(*args)
+        for kernel in (kernel._query_lambdas, _ranking._rerank_segments,
+                       _ranking._dcg_at_k_of_order, _ranking._top_k_segments,
+                       _ranking._argsort_segments):
+            print(kernel.__name__, len(kernel.signatures),
+                  [str(signature[0]) for signature in kernel.signatures][:1])
     """, tmp_path, tmp_path / "cache")
-    assert compiled == "['int64']"
+    assert compiled.splitlines() == [
+        "_query_lambdas 1 ['int64']",
+        "_rerank_segments 1 ['array(float64, 1d, C)']",
+        "_dcg_at_k_of_order 1 ['array(int32, 1d, C)']",
+        "_top_k_segments 0 []",
+        "_argsort_segments 0 []",
+    ]
