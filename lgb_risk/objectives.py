@@ -75,6 +75,7 @@ from lgb_risk import measures as registry
 from lgb_risk._distributions import normal_cdf
 from lgb_risk._interrupt import interruptible
 from lgb_risk._parameters import declared, documented, parameter, validate
+from lgb_risk._query_threads import query_ranges
 from lgb_risk._ranking import dcg_at_k_of_order, document_order, rerank_by_score
 from lgb_risk._segments import offsets_from_group
 from lgb_risk._shards import ObjectiveShard
@@ -197,15 +198,28 @@ class _Setup:
         return self.given == tuple(_fingerprint(v) for v in (labels, group, weight))
 
 
-def _ideal_order(labels: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Every query's documents by label, highest first: the ideal ranking, found by the sort
-    that ranks the model (:func:`rerank_by_score`). Its DCG@k by the kernel that measures the
-    model is IDCG@k, the same bits as :func:`lgb_risk.metrics.ideal_dcg` and LightGBM's max
-    DCG (equal labels have equal gains, so the order among them does not matter); a new
-    install then compiles no top-k kernel for training (0.6 s)."""
-    order = document_order(offsets)
-    rerank_by_score(labels.astype(np.float64), order, offsets)
-    return order
+#: The ideal rankings are found this many documents at a time (about), so that the float64
+#: copy of the labels the sort reads adds a few MiB to the first call, not 8 bytes a document.
+_IDEAL_CHUNK = 1 << 20
+
+
+def _ideal_dcg(labels: np.ndarray, offsets: np.ndarray, gain_table: np.ndarray,
+               discounts: np.ndarray, cutoffs: tuple[int, ...]) -> list[np.ndarray]:
+    """IDCG at each cut-off of every query: the DCG of the ideal ranking (labels descending)
+    found by the sort that ranks the model (:func:`rerank_by_score`) and measured by the kernel
+    that measures it, on narrow ``labels``. The same bits as :func:`lgb_risk.metrics.ideal_dcg`
+    and LightGBM's max DCG (equal labels have equal gains, so their order does not matter); a
+    new install then compiles no top-k kernel for training (0.6 s)."""
+    ideal = [np.zeros(offsets.size - 1) for _ in cutoffs]
+    for first, last in query_ranges(offsets, -(-int(offsets[-1]) // _IDEAL_CHUNK)):
+        start, stop = int(offsets[first]), int(offsets[last])
+        local = offsets[first:last + 1] - start
+        order = document_order(local)
+        rerank_by_score(labels[start:stop].astype(np.float64), order, local)
+        for values, cutoff in zip(ideal, cutoffs):
+            values[first:last] = dcg_at_k_of_order(order, local, labels[start:stop],
+                                                    gain_table, discounts, cutoff)
+    return ideal
 
 
 def _inverse(values: np.ndarray) -> np.ndarray:
@@ -517,13 +531,10 @@ class LambdaMART:
             inv_ideal_at_k = np.zeros(g.size)
         else:
             stop = inv_continue = np.zeros(0)
-            ideal = _ideal_order(y, offsets)
-            inv_max_dcg = _inverse(dcg_at_k_of_order(
-                ideal, offsets, narrow_labels, gain_table, discounts,
-                int(self.lambdarank_truncation_level)))
-            inv_ideal_at_k = (_inverse(dcg_at_k_of_order(ideal, offsets, narrow_labels,
-                                                         gain_table, discounts, k))
-                              if k else np.zeros(g.size))
+            at_truncation, at_k = _ideal_dcg(narrow_labels, offsets, gain_table, discounts,
+                                             (int(self.lambdarank_truncation_level), k))
+            inv_max_dcg = _inverse(at_truncation)
+            inv_ideal_at_k = _inverse(at_k) if k else np.zeros(g.size)
         constants = kernel.LambdaConstants(
             gain_table=gain_table, discounts=discounts,
             inv_max_dcg=inv_max_dcg,

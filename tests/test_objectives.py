@@ -690,3 +690,28 @@ def test_a_model_that_ties_its_baseline_everywhere_gets_alpha_over_two(cls):
     if cls is TFARO:  # its multiplier is 1 + α'_q = 1 + 3 on every pair of every query
         plain, _ = LambdaMART().gradients(scores, labels, group)
         np.testing.assert_allclose(grads["exact"][0], 4.0 * plain, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("chunk", [1, 50, 1 << 20])
+def test_training_idcg_is_metrics_ideal_dcg_bit_for_bit(monkeypatch, chunk):
+    """The objectives' IDCG (the ideal ranking by their own sort, measured by their DCG kernel,
+    a chunk of queries at a time) against lgb_risk.metrics.ideal_dcg (the top-k selection, or
+    past its limit the numpy sum), at LightGBM's truncation, a small cut-off and one past the
+    top-k limit; labels with many ties, a label above 127 (four-byte labels) and one-document
+    queries."""
+    from lgb_risk import metrics
+
+    monkeypatch.setattr(objectives, "_IDEAL_CHUNK", chunk)
+    rng = np.random.default_rng(37)
+    group = np.concatenate([rng.integers(1, 300, 60), [1, 1, 700]])
+    labels = rng.integers(0, 5, group.sum())
+    labels[rng.integers(0, labels.size, 20)] = 200  # gain table past one byte
+    gain_table = np.linspace(0.0, 9.0, 201) ** 1.5
+    narrow = objectives._narrow_labels(labels)
+    offsets = np.concatenate([[0], np.cumsum(group)])
+    cutoffs = (30, 3, 600)
+    got = objectives._ideal_dcg(narrow, offsets, gain_table,
+                                metrics._discounts(int(group.max())), cutoffs)
+    for values, k in zip(got, cutoffs):
+        expected = metrics.ideal_dcg(labels, group, k, label_gain=gain_table)
+        np.testing.assert_array_equal(values, expected)
