@@ -534,7 +534,7 @@ class LambdaMART:
             at_truncation, at_k = _ideal_dcg(narrow_labels, offsets, gain_table, discounts,
                                              (int(self.lambdarank_truncation_level), k))
             inv_max_dcg = _inverse(at_truncation)
-            inv_ideal_at_k = _inverse(at_k) if k else np.zeros(g.size)
+            inv_ideal_at_k = _inverse(at_k)  # zeros without a cut-off (k = 0)
         constants = kernel.LambdaConstants(
             gain_table=gain_table, discounts=discounts,
             inv_max_dcg=inv_max_dcg,
