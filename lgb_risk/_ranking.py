@@ -217,9 +217,7 @@ def top_k_by_score(scores: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarra
 
 def top_k_by_label(labels: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray:
     """(n_queries, k) flat indices of each query's k highest labels (the ideal ranking's top)."""
-    out = np.full((offsets.size - 1, k), -1, np.int64)
-    _top_k_segments(labels, offsets, out)
-    return out
+    return top_k_by_score(labels, offsets, k)
 
 
 @nb.njit(cache=True, inline="always")
