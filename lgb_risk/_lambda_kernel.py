@@ -26,10 +26,15 @@ The built-in states (:class:`NoRisk`, :class:`CrossingRisk`, :class:`FlatRisk`,
 objective (5.6 s with an empty cache, where a specialisation per state type took 3.3 s for
 LambdaMART's and as long again for each risk state's) and a process loads one specialisation.
 With LambdaMART's kind no multiplier applies (:func:`applies_risk` is false), and its pairs are
-computed as LightGBM computes them. Every built-in multiplier is inlined into the pair loop: a
-call would pass the packed state's every field (GeoRisk's calls took 13% of its gradient call at
-the MSLR-WEB10K shape). A built-in risk function adds a kind to :func:`_builtin_multiplier` and
-its fields to :class:`BuiltinRisk`.
+computed as LightGBM computes them. Every built-in multiplier is inlined into
+:func:`_builtin_multiplier`, which the pair loop calls out of line, handing it the packed state's
+every field, for the pairs within the top k and once per upper position and lower label below it
+(about 57 calls a query at the MSLR shape). Choosing each pair's multiplier and these calls are
+most of U-CRO's 16% over LambdaMART's gradient call. Inlined at its call sites, the multiplier
+took 26 s to compile; put in tables filled before the pair loop, the multipliers made every
+objective 7–15% slower, LambdaMART too (``BENCHMARKS.md``: the pair loop keeps its invariants
+partly on the stack, and each edit moves which stay in registers). A built-in risk function adds
+a kind to :func:`_builtin_multiplier` and its fields to :class:`BuiltinRisk`.
 
 The built-in multipliers live in this file on purpose: numba's on-disk cache notices edits only
 in the file of the function it caches (the kernel). A multiplier registered from any other module
@@ -126,7 +131,7 @@ class PairMultiplier(Protocol):
 
     def __call__(self, state: Any, q: int, delta_m: float, misordered: bool) -> float: ...
 
-#: This module's state types -> their compiled multipliers, inlined in the cached kernel.
+#: This module's state types -> their compiled multipliers, compiled into the cached kernel.
 _MULTIPLIERS: dict = {}
 #: State types registered from other modules -> their own uncached copy of the kernel.
 _FOREIGN_KERNELS: dict = {}
@@ -511,7 +516,7 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
         for j in range(i + 1, cnt):
             # j as an unsigned index: numba tests a signed index for a negative value (Python's
             # wrap-around) at each access; without those tests every objective's pair loop ran
-            # 8% faster (the same bits)
+            # 7-8% faster (the same bits)
             at_j = np.uint64(j)
             label_j = lab[at_j]
             if label_i == label_j:
