@@ -7,6 +7,7 @@ A write goes to a temporary file beside its target, named ``.TARGET.XXXXXXXX`` +
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -20,7 +21,9 @@ def atomic_write(target, write) -> None:
     On any error the temporary file is removed and ``target`` is left as it was. A ``target``
     that is a symbolic link is written through (the file it points to is replaced, the link
     kept). An operating-system error (a full disk, a read-only folder) is raised as an OSError
-    whose message names ``target``, not the temporary file, and says that nothing was written.
+    whose message names ``target``, not the temporary file, and says that nothing was written;
+    a write that stopped short with no error number (numpy on a full disk) says so, with the
+    disk's free space.
     """
     given = Path(target)
     target = Path(os.path.realpath(given)) if given.is_symlink() else given
@@ -43,9 +46,14 @@ def atomic_write(target, write) -> None:
         os.replace(tmp, target)
     except OSError as error:
         _remove(tmp)
-        if error.errno is None:
-            raise
         kept = "; the file there is kept as it was" if existed else ""
+        if error.errno is None:
+            # A write that stopped short without an errno (numpy's "N requested and M written"):
+            # the disk filled up, or a quota was reached; say so with what is left.
+            free = shutil.disk_usage(target.parent).free
+            raise OSError(f"cannot write {target}: the write stopped short ({error}); the disk "
+                          f"holding it has {free / 2**20:.1f} MiB free: full, or over a quota? "
+                          f"(nothing was written{kept})") from None
         raise OSError(error.errno, f"cannot write {target}: {os.strerror(error.errno)} (nothing "
                                    f"was written{kept})") from None
     except BaseException:

@@ -8,7 +8,12 @@ import platform
 
 #: The packages whose versions decide a run's numbers (LightGBM's trees change between minor
 #: versions; numpy, scipy and numba the last bits that can flip a split).
-NUMBER_PACKAGES = ("lgb_risk", "lightgbm", "numpy", "scipy", "numba", "scikit-learn", "pandas")
+NUMBER_PACKAGES = ("lgb_risk", "lightgbm", "numpy", "scipy", "numba", "llvmlite", "scikit-learn",
+                   "pandas")
+
+#: Packages whose versions decide the bytes of an output but not its numbers (matplotlib writes
+#: the figures); recorded where installed.
+OUTPUT_PACKAGES = ("matplotlib",)
 
 
 def usable_cores() -> int:
@@ -53,14 +58,34 @@ def libm_variant() -> str:
     return f"{library} {version}, {'fma' if fma else 'no fma'}"
 
 
+def libm_probe() -> str:
+    """A fingerprint of the bits this process's ``exp``, ``log`` and ``log2`` give (Python's
+    ``math`` calls the C library's) on 4,096 fixed arguments spread over the ranges the
+    objectives' sigmoid and discount tables use: two processes with the same fingerprint
+    compute those tables alike, whatever :func:`libm_variant` infers from the CPU's flags."""
+    import hashlib
+    import math
+    import struct
+
+    digest = hashlib.sha256()
+    for i in range(4096):
+        x = (i + 0.5) / 4096.0
+        for value in (math.exp(-50.0 + 100.0 * x), math.log(1.0 + 1e4 * x), math.log2(2.0 + i)):
+            digest.update(struct.pack("<d", value))
+    return digest.hexdigest()[:16]
+
+
 def environment() -> dict:
     """What decides a run's numbers, and the machine facts that must not.
 
     ``reproducing``: Python, the versions of :data:`NUMBER_PACKAGES` and the C library's
-    ``exp``/``log`` variant; runs that agree on these give the same bits. ``machine``: the CPU,
-    the BLAS library and the kernels it chose, numpy's SIMD extensions in use, numba's target
-    CPU and the thread counts; recorded to compare runs, and no number depends on them (the
-    library computes every BLAS-backed step in a fixed order, :mod:`lgb_risk._fixed_order`).
+    ``exp``/``log`` variant, inferred (:func:`libm_variant`) and probed (:func:`libm_probe`);
+    runs that agree on these give the same bits. ``outputs``: the versions of
+    :data:`OUTPUT_PACKAGES` that are installed (the figures' bytes). ``machine``: the CPU,
+    the BLAS library and the kernels it chose (and ``OPENBLAS_CORETYPE``, which forces them,
+    where set), numpy's SIMD extensions in use, numba's target CPU and the thread counts;
+    recorded to compare runs, and no number depends on them (the library computes every
+    BLAS-backed step in a fixed order, :mod:`lgb_risk._fixed_order`).
     """
     from importlib import import_module, metadata
 
@@ -74,7 +99,8 @@ def environment() -> dict:
     return {
         "reproducing": {"python": platform.python_version(),
                         **{name: metadata.version(name) for name in NUMBER_PACKAGES},
-                        "libm": libm_variant()},
+                        "libm": libm_variant(), "libm_probe": libm_probe()},
+        "outputs": {name: _installed_version(name) for name in OUTPUT_PACKAGES},
         "machine": {
             "cpu": model,
             "architecture": platform.machine(),
@@ -88,5 +114,18 @@ def environment() -> dict:
                            key=lambda blas: blas["library"]),  # not in the order loaded
             "openmp_threads": sorted({pool["num_threads"] for pool in pools
                                       if pool["user_api"] == "openmp"}),
+            "environment": {name: os.environ.get(name) for name in
+                            ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "GLIBC_TUNABLES",
+                             "NUMBA_CPU_NAME")},
         },
     }
+
+
+def _installed_version(name: str) -> str | None:
+    """The installed version of the package ``name``; None where it is not installed."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None

@@ -21,6 +21,7 @@ import pandas as pd
 from lgb_risk import measures as registry
 from lgb_risk import metrics
 from lgb_risk._io import atomic_write, atomic_write_text, read_exact_csv
+from lgb_risk.conventions import gain_name
 
 if TYPE_CHECKING:
     import os
@@ -48,7 +49,10 @@ class BaselineStore:
         Index: query ids (any type; kept as strings). Columns: baseline names. Values: finite
         effectiveness per query.
     measure : str, default "ndcg"
-        Measure name, registered in :mod:`lgb_risk.measures` (ndcg, dcg, err, ap, p, ...).
+        Measure name, registered in :mod:`lgb_risk.measures` (ndcg, dcg, err, ap, p, ...), with
+        the parameters and convention choices its values were computed with
+        (``"err(max_label=4)"``, ``"ndcg(label_gain=linear)"``): the store's measure is compared
+        with the one an objective or a feval needs by all of them, not by the name alone.
     k : int or None, default 10
         Its cut-off (None: a measure of the whole list, such as ``ap``).
     metadata : dict, optional
@@ -103,7 +107,7 @@ class BaselineStore:
                 f"query {frame.index[i]!r}, outside [{low}, {high}]{hint}; pass bounds= for a "
                 "measure with another range")
         self.table = frame.astype(np.float64)
-        self.measure = measure
+        self.measure = spec.identity.written  # its parameters and value-changing choices kept
         self.k = None if k is None else int(k)
         self.metadata = dict(metadata or {})
 
@@ -114,12 +118,21 @@ class BaselineStore:
                     query_ids: ArrayLike | None, name: str, *, k: int = 10,
                     label_gain: str | ArrayLike | None = None,
                     ties: str = "stable") -> BaselineStore:
-        """NDCG@k per query of the ranking given by ``scores`` (e.g. a model's predictions)."""
+        """NDCG@k per query of the ranking given by ``scores`` (e.g. a model's predictions),
+        with gains ``label_gain`` (``"exponential"``, the default, or ``"linear"``, or a table of
+        either), which the store's measure names (``ndcg(label_gain=linear)``)."""
+        gain = gain_name(label_gain)
+        if gain is None:
+            raise ValueError(f"label_gain {np.asarray(label_gain).tolist()!r} is neither "
+                             "exponential (2**l - 1) nor linear (l): a store names the gain of "
+                             "its values, "
+                             "and only those two have a name; compute such values with "
+                             "lgb_risk.metrics.ndcg and give them to the objective as an array")
         values = metrics.ndcg(labels, scores, group, k, ties=ties, label_gain=label_gain)
         ids = _ids(query_ids)
         if ids.size != values.size:
             raise ValueError(f"query_ids has {ids.size} ids for {values.size} queries")
-        return cls(pd.DataFrame({name: values}, index=ids), "ndcg", k,
+        return cls(pd.DataFrame({name: values}, index=ids), f"ndcg(label_gain={gain})", k,
                    {name: {"source": "scores", "ties": ties}})
 
     @classmethod
@@ -188,17 +201,28 @@ class BaselineStore:
 
     @property
     def label(self) -> str:
-        """The measure with its cut-off as :mod:`lgb_risk.measures` prints it (``NDCG@10``)."""
+        """The measure with its cut-off, parameters and value-changing choices as
+        :mod:`lgb_risk.measures` prints it (``NDCG@10``, ``ERR(max_label=4)@20``)."""
         return registry.parse(self.measure if self.k is None
                               else f"{self.measure}@{self.k}").label
 
-    def require_measure(self, measure: str, k: int | None = None) -> None:
-        """Raise unless the values are ``measure@k`` (or ``measure``, written with its cut-off
-        and parameters, e.g. ``"err(max_label=2)@20"``)."""
-        needed = registry.parse(measure if k is None else f"{measure}@{k}").label
-        if self.label != needed:
-            raise ValueError(f"the baselines were computed with {self.label}, but {needed} is "
-                             "needed")
+    def require_measure(self, measure: str | registry.MeasureSpec, k: int | None = None) -> None:
+        """Raise unless the values are of ``measure@k`` (or ``measure``, written with its
+        cut-off, parameters and choices, e.g. ``"err(max_label=2)@20"``, or a parsed measure):
+        the same name, cut-off, parameters and value-changing convention choices
+        (:attr:`lgb_risk.measures.MeasureSpec.identity`)."""
+        spec = measure if isinstance(measure, registry.MeasureSpec) else registry.parse(
+            measure if k is None else f"{measure}@{k}")
+        needed = spec.identity.label
+        if self.label == needed:
+            return
+        hint = ""
+        if spec.measure.name == "err" and self.measure.startswith("err"):
+            hint = (" (ERR's grades are (2^y - 1)/2^max_label: the store and its user must "
+                    "take one max_label; write it in the measure, e.g. "
+                    f"err(max_label=4)@{spec.k})")
+        raise ValueError(f"the baselines were computed with {self.label}, but {needed} is "
+                         f"needed{hint}")
 
     def align(self, query_ids: ArrayLike | None, names: Sequence[str] | None = None) -> np.ndarray:
         """Values for ``query_ids`` in that order: array (n_queries, n_baselines).
@@ -345,7 +369,8 @@ class FeatureBaseline:
 
 
 def aligned_baselines(value: Any, n_queries: int, *, query_ids: ArrayLike | None = None,
-                      measure: str = "ndcg@10", several: bool = True, owner: str = "baselines",
+                      measure: str | registry.MeasureSpec = "ndcg@10", several: bool = True,
+                      owner: str = "baselines",
                       parameter: str = "baselines", the_set: str = "the set") -> np.ndarray:
     """Baseline values of ``measure`` (NDCG@k, ERR@k) aligned to a set of ``n_queries``
     queries: (n_queries, n_systems).
@@ -357,7 +382,7 @@ def aligned_baselines(value: Any, n_queries: int, *, query_ids: ArrayLike | None
     [0, 1]; ``several=False`` refuses more than one system. ``owner``, ``parameter`` and
     ``the_set`` name the caller, its parameter and the set in the messages.
     """
-    spec = registry.parse(measure)
+    spec = measure if isinstance(measure, registry.MeasureSpec) else registry.parse(measure)
     label = spec.label
     if value is None:
         raise ValueError(f"{owner} needs {parameter}=: per-query baseline {label} of {the_set}'s "
@@ -371,7 +396,10 @@ def aligned_baselines(value: Any, n_queries: int, *, query_ids: ArrayLike | None
         if query_ids is None:
             raise ValueError(f"{owner}: a BaselineStore needs query_ids= (the queries' ids, in the "
                              "Dataset's query order)")
-        value.require_measure(measure)
+        try:
+            value.require_measure(spec)
+        except ValueError as error:
+            raise ValueError(f"{owner}: {error}") from None
         matrix = value.align(query_ids)
     else:
         matrix = np.asarray(value, dtype=np.float64)
@@ -384,15 +412,23 @@ def aligned_baselines(value: Any, n_queries: int, *, query_ids: ArrayLike | None
     if not several and matrix.shape[1] != 1:
         raise ValueError(f"{owner} takes one baseline, got {matrix.shape[1]} systems; select one "
                          "(BaselineStore.select(name))")
-    bad = ~np.isfinite(matrix) | (matrix < 0) | (matrix > 1)
+    low, high = spec.measure.bounds  # the measure's own range (DCG has no upper bound)
+    bad = ~np.isfinite(matrix)
+    if low is not None:
+        bad |= matrix < low
+    if high is not None:
+        bad |= matrix > high
     if bad.any():
         q = int(np.flatnonzero(bad.any(axis=1))[0])
         where = (f"query {np.asarray(query_ids)[q].item()!r}" if query_ids is not None
                  else f"query index {q}")
         wrong = float(matrix[q][bad[q]][0])
-        hint = " (a percentage instead of a fraction?)" if 1 < wrong <= 100 else ""
+        hint = (" (a percentage instead of a fraction?)"
+                if high == 1.0 and 1 < wrong <= 100 else "")
+        span = (f"[{'-∞' if low is None else format(low, 'g')}, "
+                f"{'∞' if high is None else format(high, 'g')}]")
         raise ValueError(f"{owner}: the baseline {label} of {where} is {wrong}; expected a "
-                         f"finite {spec.measure.label or spec.measure.name} in [0, 1]{hint}")
+                         f"finite {spec.measure.label or spec.measure.name} in {span}{hint}")
     return matrix
 
 

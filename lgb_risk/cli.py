@@ -147,9 +147,39 @@ def write_output(table, fmt: str, out: str | None, decimals: int | None = None,
         atomic_write_text(out, text)
 
 
+def _refuse_ignored_options(args) -> None:
+    """Refuse, before any work, an option that the others given would make do nothing."""
+    if getattr(args, "figure", None) is None:
+        given = [flag for flag, value in (("--figure-format", args.figure_format),
+                                          ("--figure-size", args.figure_size))
+                 if value is not None]
+        if given:
+            raise ValueError(f"{' and '.join(given)} {'shape' if len(given) > 1 else 'shapes'} "
+                             "the figures of --figure DIR, which is not given: add --figure "
+                             "DIR, or drop them")
+    if args.test == "randomisation":
+        if args.baseline is None:
+            raise ValueError("--test randomisation tests each run against --baseline: give one")
+        if getattr(args, "per_topic", False):
+            raise ValueError("--per-topic prints each topic's values, without tests: --test "
+                             "randomisation would be ignored; drop it, or drop --per-topic")
+    if args.format != "latex":
+        given = [flag for flag, value in (("--caption", getattr(args, "caption", None)),
+                                          ("--label", getattr(args, "label", None)),
+                                          ("--header", getattr(args, "header", None)))
+                 if value is not None]
+        if given:
+            raise ValueError(f"{' and '.join(given)} {'shape' if len(given) > 1 else 'shapes'} "
+                             f"a LaTeX table: with --format {args.format} "
+                             f"{'they' if len(given) > 1 else 'it'} would be ignored; add "
+                             "--format latex, or drop "
+                             f"{'them' if len(given) > 1 else 'it'}")
+
+
 def _evaluate(args) -> dict:
     """What ``lgb-risk evaluate`` prints, as a mapping of column name to values; notes on
     standard error."""
+    _refuse_ignored_options(args)
     paths, baseline = list(args.runs), args.baseline
     if args.per_topic:
         ignored = [flag for flag, value in (("--figure", args.figure),
@@ -230,7 +260,8 @@ def _write_figures(scores: dict, args, baseline) -> None:
     from lgb_risk.plots import write_run_figures
 
     paths = write_run_figures(scores, baseline, args.figure, alphas=args.alpha,
-                              figure_format=args.figure_format, figure_size=args.figure_size,
+                              figure_format=args.figure_format or "png",
+                              figure_size=args.figure_size or "page",
                               correction=args.correction)
     print(f"wrote {len(paths)} figure(s) to {args.figure}", file=sys.stderr)
 
@@ -248,18 +279,22 @@ def _cmd_evaluate(args) -> None:
     if paper:
         args.alpha = list(dict.fromkeys([0.0, *args.alpha]))
         args.layout = "wide"
+    from lgb_risk.latex import escape
+
     table = _evaluate(args)
     headers = _headers(args.header)
+    caption = None if args.caption is None else escape(args.caption)
     if paper:
         from lgb_risk.latex import summary_latex
 
+        _refuse_unknown_headers(headers, args.measures, "measure")
         baseline = args.baseline
         if baseline is not None and baseline not in table["run"]:
             baseline = data.run_name(baseline)
         text = summary_latex(table, args.measures, alpha=chosen_alpha, baseline=baseline,
                              correction=args.correction, labels=headers,
                              decimals=3 if args.decimals is None else args.decimals,
-                             caption=args.caption, label=args.label, test=args.test)
+                             caption=caption, label=args.label, test=args.test)
         if args.output is None:
             sys.stdout.write(text)
         else:
@@ -271,9 +306,18 @@ def _cmd_evaluate(args) -> None:
             raise ValueError(f"--columns: no column {unknown[0]!r}; the table has "
                              f"{', '.join(table)}")
         table = {c: table[c] for c in args.columns}
+    _refuse_unknown_headers(headers, list(table), "column")
     write_output(table, args.format, args.output, decimals=args.decimals,
-                 latex={"headers": headers, "caption": args.caption, "label": args.label,
+                 latex={"headers": headers, "caption": caption, "label": args.label,
                         "test": args.test})
+
+
+def _refuse_unknown_headers(headers: dict, names: list, what: str) -> None:
+    """``--header NAME=TEXT`` names one of the table's measures (paper's table) or columns."""
+    unknown = [name for name in headers if name not in names]
+    if unknown:
+        raise ValueError(f"--header {unknown[0]}=...: the table has no {what} {unknown[0]!r}; "
+                         f"its {what}s: {', '.join(names)}")
 
 
 def _headers(given) -> dict:
@@ -290,6 +334,7 @@ def _headers(given) -> dict:
 def _cmd_risk(args) -> None:
     from lgb_risk.risk import risk_table
 
+    _refuse_ignored_options(args)
     if args.figure is not None:
         _figure_folder(args.figure)
     scores = data.read_per_topic_table(args.scores, measure=args.measure)
@@ -500,9 +545,9 @@ def _add_baseline_options(parser) -> None:
                         help="with --baseline: write figures of the runs against it into DIR "
                         "(per measure: win/loss histogram, TRisk and GeoRisk by alpha, each "
                         "run's per-topic TR/TJ at the highest alpha; matplotlib, the plot extra)")
-    parser.add_argument("--figure-format", choices=("pdf", "svg", "png"), default="png",
+    parser.add_argument("--figure-format", choices=("pdf", "svg", "png"),
                         help="the figures' file format (default png; pdf or svg for a paper)")
-    parser.add_argument("--figure-size", choices=("page", "column"), default="page",
+    parser.add_argument("--figure-size", choices=("page", "column"),
                         help="the figures' size: page (7 in wide, ACM's figure*, default) or "
                         "column (3.33 in, one column)")
     parser.add_argument("--loss-fraction", type=_fraction, default=0.2,
@@ -610,9 +655,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--header", nargs="+", metavar="COLUMN=TEXT",
                     help="latex: print a column (or a measure, in the paper's table) under this "
                     "header, e.g. ndcg@20=nDCG@20")
-    ev.add_argument("--caption", help="latex: the table's caption (default: says what it shows)")
+    ev.add_argument("--caption", help="latex: the table's caption, plain text (LaTeX's special "
+                    "characters are escaped; default: says what it shows)")
     ev.add_argument("--label", help="latex: the table's \\label")
-    ev.add_argument("--max-label", type=int, default=4, help="ERR's highest grade (default 4)")
+    ev.add_argument("--max-label", type=_positive_int, default=4,
+                    help="ERR's highest grade (default 4)")
     ev.add_argument("--jobs", type=_positive_int,
                     help="runs read and evaluated in this many processes (default: one per "
                     "usable CPU core, at most one per run, and one for runs of less than "
@@ -696,8 +743,9 @@ def build_parser() -> argparse.ArgumentParser:
     ac.add_argument("--grades", type=_positive_int, help="number of grades G (default: highest "
                     "label + 1)")
     ac.add_argument("--measure", default="dcg",
-                    help="the measure to estimate: dcg, err, rbp or success, with its "
-                         "parameters and convention choices as in evaluate's --measures, e.g. "
+                    help=f"the measure to estimate: {', '.join(registry.active_measures())}, "
+                         "with its parameters and convention choices as in evaluate's "
+                         "--measures, e.g. "
                          "'dcg(label_gain=linear)' or 'rbp(p=0.9)' (default dcg)")
     ac.add_argument("--convention", choices=list(CONVENTIONS),
                     help="the measure's conventions (gain, discount, ties); default: the "

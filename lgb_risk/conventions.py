@@ -56,7 +56,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["Convention", "CONVENTIONS", "get", "resolve"]
+import numpy as np
+
+__all__ = ["Convention", "CONVENTIONS", "get", "resolve", "gain_name"]
 
 
 class Convention(NamedTuple):
@@ -155,3 +157,22 @@ def resolve(convention: str | Convention | None, **given: Any) -> Convention:
         if value not in CHOICES[name]:
             raise ValueError(f"{name} must be one of {list(CHOICES[name])}, got {value!r}")
     return base._replace(**changes) if changes else base
+
+
+def gain_name(label_gain: Any) -> str | None:
+    """The ``label_gain`` choice that a gain equals: ``"exponential"`` for None, that name or a
+    table of ``2**l - 1``; ``"linear"`` for that name or a table of ``l``; None for any other
+    table (gains no choice names).
+
+    >>> gain_name(None), gain_name([0, 1, 3, 7]), gain_name([0.0, 1.0, 2.0]), gain_name([0, 2, 9])
+    ('exponential', 'exponential', 'linear', None)
+    """
+    if label_gain is None or isinstance(label_gain, str):
+        return "exponential" if label_gain is None else str(label_gain)
+    table = np.asarray(label_gain, dtype=np.float64).ravel()
+    grades = np.arange(table.size, dtype=np.float64)
+    if np.array_equal(table, np.exp2(grades) - 1.0):
+        return "exponential"
+    if np.array_equal(table, grades):
+        return "linear"
+    return None

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import socket
 import sys
 import threading
@@ -508,6 +509,8 @@ def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objecti
     if n_workers is not None:
         check_whole_number(n_workers, "n_workers")
     X, y, group = _as_arrays(X, y, group, "training set")
+    if not isinstance(objective, str):
+        objective.check_labels(y)  # a bad label named at the caller's row, not at a rank's
     # every rank measures ERR with the whole set's highest label, not its own part's
     objective = (objective.with_max_label(int(np.max(y, initial=0)))
                  if not isinstance(objective, str) else objective)
@@ -521,6 +524,7 @@ def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objecti
                              f"{n_train}: early stopping would judge the model on other "
                              "features")
 
+    _check_client(client)
     with ExitStack() as stack:
         if client is None:
             client = _default_client()
@@ -607,6 +611,20 @@ def _cancel_quietly(client, future) -> None:
         client.cancel([future])
     except Exception:  # the client or the cluster is gone: nothing to release
         pass
+
+
+def _check_client(client: Any) -> None:
+    """``client`` is None or an open ``distributed.Client`` (an address is not a client)."""
+    if client is None:
+        return
+    if isinstance(client, (str, os.PathLike)):
+        raise TypeError(f"client must be a distributed.Client, got the address {client!r}: "
+                        f"connect first, client=distributed.Client({str(client)!r})")
+    if not hasattr(client, "scheduler_info"):
+        raise TypeError(f"client must be a distributed.Client, got {type(client).__name__}")
+    if getattr(client, "status", "running") in ("closed", "closing", "closed-at-exit"):
+        raise ValueError("client is closed: give an open distributed.Client (or none, to "
+                         "start a local cluster)")
 
 
 def _default_client():
@@ -731,7 +749,10 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
                 raise lost
             quiet = rendezvous.quiet_ranks(timeout, running).result(timeout=timeout)
             if quiet:
-                lost = _lost_rank(client, workers, quiet, timeout,
+                # A stopped process sends no heartbeat, a rank waiting for it inside LightGBM
+                # does: wait for that evidence (its lag grows by the second) before naming the
+                # first quiet rank, which may only be the one that waits.
+                lost = _lost_rank(client, workers, quiet, timeout, wait=timeout + 5.0,
                                   why=f"; the other ranks waited {timeout:g} s for it")
                 if lost is not None:
                     raise lost

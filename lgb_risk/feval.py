@@ -259,7 +259,8 @@ def risk_feval(baselines: Any, *, query_ids: ArrayLike | None = None, measure: s
             ids = query_ids if key is None or query_ids is None else query_ids.get(key)
             aligned[key] = aligned_baselines(baselines if key is None else baselines[key],
                                              n_queries, query_ids=ids,
-                                             measure=compared.text,
+                                             measure=compared.under(convention,
+                                                                    label_gain=label_gain),
                                              owner=f"risk_feval({measure})",
                                              the_set="the evaluated set")
         return aligned[key]

@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -104,6 +105,9 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
                          + ", ".join(f"{name!r}: {n}" for name, n in lengths.items()))
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be a significance level in (0, 1), got {level!r}")
+    for name, places in [("decimals", decimals), *((f"digits[{column!r}]", value)
+                                                    for column, value in (digits or {}).items())]:
+        _check_places(places, name)
     n_rows = next(iter(lengths.values()), 0)
     for name, (p_values, _) in (marks or {}).items():
         if name not in lengths:
@@ -112,6 +116,10 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
         if len(p_values) != n_rows:
             raise ValueError(f"marks[{name!r}] has {len(p_values)} p-values for {n_rows} rows; "
                              "give one per row (None where there is no test)")
+        _check_p_values(p_values, f"marks[{name!r}]")
+    for name in names:
+        if _field(name)[0].startswith("trisk_p"):
+            _check_p_values(table[name], f"column {name!r}")
     rows = list(zip(*(list(table[name]) for name in names)))
     measures = {str(value) for value in table.get("measure", [])}
     measures |= {name for name in names if _field(name)[1] is None and "@" in name}
@@ -205,6 +213,27 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     return "\n".join(lines) + "\n"
 
 
+def _check_places(places: Any, name: str) -> None:
+    """A number of decimals: a whole number from 0 to 17 (17 keeps every double)."""
+    if isinstance(places, bool) or not isinstance(places, numbers.Integral) or not (
+            0 <= int(places) <= 17):
+        raise ValueError(f"{name} must be a whole number of decimals from 0 to 17, got "
+                         f"{places!r}")
+
+
+def _check_p_values(p_values: Sequence[Any], name: str) -> None:
+    """p-values are numbers in [0, 1], or None/NaN where there is no test: a string or a value
+    outside [0, 1] would silently get no mark."""
+    for row, p in enumerate(p_values):
+        if p is None or (isinstance(p, numbers.Real) and not isinstance(p, bool)
+                         and math.isnan(p)):
+            continue  # no test on this row
+        number = _number(p)
+        if number is None or not 0.0 <= number <= 1.0:
+            raise ValueError(f"{name}: the p-value of row {row} is {p!r}; expected a number in "
+                             "[0, 1], or None or NaN where there is no test")
+
+
 def summary_latex(summary: Mapping[str, Sequence[Any]], measures: Sequence[str], *,
                   alpha: float, baseline: str | None = None, correction: str | None = None,
                   labels: Mapping[str, str] | None = None, decimals: int = 3,
@@ -260,10 +289,11 @@ def summary_latex(summary: Mapping[str, Sequence[Any]], measures: Sequence[str],
                     list(p_trisk), f"{TESTS[test]} against the baseline{corrected}")
         groups.append((escape(shown), columns))
     measures_text = ", ".join((labels or {}).get(m) or registry.parse(m).label for m in measures)
+    compared = any(name.endswith(f"_urisk_a{alpha_text}") for name in table)
     if caption is None:
         caption = f"Mean {measures_text} of each run" + (
             f" and, against {escape(baseline)}, URisk and TRisk at $\\alpha = {alpha_text}$"
-            if baseline is not None else "") + "."
+            if baseline is not None and compared else "") + "."
     digits = {name: min(decimals, 2) for name in table if _field(name)[0] == "trisk"}
     return latex_table(table, decimals=decimals, level=level, caption=caption, headers=headers,
                        marks=marks, label=label, header_groups=groups, digits=digits)

@@ -50,14 +50,15 @@ import numpy as np
 
 from lgb_risk import metrics
 from lgb_risk._segments import query_of_document
-from lgb_risk.conventions import Convention, resolve
+from lgb_risk.conventions import DEFAULT, Convention, gain_name, resolve
 
 if TYPE_CHECKING:
     from typing import Any
 
     from lgb_risk._typing import ConventionLike
 
-__all__ = ["Measure", "MeasureSpec", "Parameter", "ActiveForm", "Judged", "MEASURES", "parse"]
+__all__ = ["Measure", "MeasureSpec", "Parameter", "ActiveForm", "Judged", "MEASURES", "parse",
+           "active_measures"]
 
 
 class Judged(NamedTuple):
@@ -196,6 +197,9 @@ class Measure(NamedTuple):
     parameters: tuple = ()  # its Parameters
     # How active evaluation estimates it (ActiveForm), or why it cannot (a reason).
     active: ActiveForm | str = "its moments under uncertain labels are not derived here"
+    # The convention choices its per-query values depend on, beyond the order of tied scores
+    # (which every measure of a ranking shares): part of its identity (MeasureSpec.under).
+    reads: tuple = ()
 
 
 class MeasureSpec(NamedTuple):
@@ -216,6 +220,48 @@ class MeasureSpec(NamedTuple):
         if written:
             name += "(" + ", ".join(f"{key}={value}" for key, value in written) + ")"
         return name if self.k is None else f"{name}@{self.k}"
+
+    @property
+    def written(self) -> str:
+        """The measure as :func:`parse` reads it back, without its cut-off: its registered name
+        and every parameter and convention choice written in it (``err(max_label=3)``).
+
+        >>> parse("ERR(max_label=3)@20").written, parse("ndcg(label_gain=linear)@10").written
+        ('err(max_label=3)', 'ndcg(label_gain=linear)')
+        """
+        written = sorted((*self.arguments, *self.params))
+        if not written:
+            return self.measure.name
+        return (self.measure.name + "(" + ", ".join(f"{key}={value}" for key, value in written)
+                + ")")
+
+    @property
+    def identity(self) -> MeasureSpec:
+        """This measure with the convention choices that equal the library's defaults left
+        out (``ndcg(label_gain=exponential)@10`` is ``ndcg@10``): two values are of one measure
+        when their identities' labels are equal — name, cut-off, parameters and every choice
+        that changes the values."""
+        kept = tuple((key, value) for key, value in self.params
+                     if getattr(DEFAULT, key, None) != value)
+        return self if kept == self.params else self._replace(params=kept)
+
+    def under(self, convention: ConventionLike | None = None, **overrides: Any) -> MeasureSpec:
+        """This measure as computed under ``convention`` with ``overrides``: its
+        :attr:`identity` with the choices it :attr:`~Measure.reads` written in (a gain table
+        as its choice's name, :func:`~lgb_risk.conventions.gain_name`, or as its values).
+
+        >>> parse("ndcg@10").under("trec_eval").label, parse("err@20").under("trec_eval").label
+        ('NDCG(label_gain=linear)@10', 'ERR@20')
+        """
+        conv = self.convention(convention, **overrides)
+        params = dict(self.params)
+        for key in self.measure.reads:
+            value = getattr(conv, key)
+            if key == "label_gain" and not isinstance(value, str):
+                value = gain_name(value) or "[" + " ".join(
+                    f"{g:g}" for g in np.asarray(value, dtype=np.float64).ravel()) + "]"
+            params[key] = value
+        return self._replace(params=tuple(sorted(params.items()))).identity
 
     def with_unset(self, name: str, value: Any) -> MeasureSpec:
         """This measure with its parameter ``name`` written as ``value`` where it is unset (a
@@ -332,40 +378,60 @@ def _ap_ue(version):
     return compute
 
 
+_GAIN = ("label_gain", "discount")
+_LEVEL = ("relevance_level",)
+
 MEASURES = {m.name: m for m in (
     Measure("ndcg", "normalised discounted cumulative gain", "optional", _ndcg, label="NDCG",
+            reads=("label_gain", "discount", "empty", "short"),
             active="IDCG depends on the unknown labels, so E[NDCG²] does not factorise ([AE] "
                    "covers DCG and ERR); use 'dcg' or 'err'"),
     Measure("dcg", "discounted cumulative gain", "optional", _dcg, (0.0, None), "DCG",
-            active=_DCG_FORM),
+            active=_DCG_FORM, reads=_GAIN),
     Measure("err", "expected reciprocal rank", "optional", _err, label="ERR", parameters=(
         Parameter("max_label", int, None, lambda v: v >= 1, "a whole number >= 1",
                   "the highest grade, y_max of (2^y − 1)/2^y_max (default: the collection's)"),),
             active=ActiveForm("cascade", _stopping_probabilities)),
-    Measure("ap", "average precision (binary relevance)", "optional", _ap, label="AP"),
-    Measure("sp", "sum of precisions at relevant ranks", "optional", _sp, (0.0, None), "SP"),
-    Measure("p", "precision", "optional", _p, label="P"),
-    Measure("recall", "recall", "optional", _recall, label="Recall"),
+    Measure("ap", "average precision (binary relevance)", "optional", _ap, label="AP",
+            reads=("relevance_level", "ap_denominator", "empty")),
+    Measure("sp", "sum of precisions at relevant ranks", "optional", _sp, (0.0, None), "SP",
+            reads=_LEVEL),
+    Measure("p", "precision", "optional", _p, label="P", reads=_LEVEL),
+    Measure("recall", "recall", "optional", _recall, label="Recall",
+            reads=("relevance_level", "empty")),
     Measure("rr", "reciprocal rank of the first relevant document", "optional", _rr,
-            label="RR"),
-    Measure("rprec", "R-precision", "none", _rprec, label="R-prec"),
+            label="RR", reads=_LEVEL),
+    Measure("rprec", "R-precision", "none", _rprec, label="R-prec",
+            reads=("relevance_level", "empty")),
     Measure("rbp", "rank-biased precision", "optional", _rbp, label="RBP", parameters=(
         Parameter("p", float, 0.8, lambda v: 0.0 < v < 1.0, "a probability in (0, 1)",
                   "persistence: the probability of going on to the next document"),),
             active=ActiveForm("additive", _relevant_grades,
-                              lambda width, conv, *, p: metrics.rbp_weights(width, p))),
+                              lambda width, conv, *, p: metrics.rbp_weights(width, p)),
+            reads=_LEVEL),
     Measure("success", "a relevant document in the top k", "optional", _success,
-            label="Success", active=ActiveForm("any", _relevant_grades)),
+            label="Success", active=ActiveForm("any", _relevant_grades), reads=_LEVEL),
     Measure("bpref", "binary preference (unjudged documents left out)", "none", _bpref,
-            label="bpref", active=ActiveForm("sampled", _relevant_grades)),
-    Measure("dcg_ue1", "DCG, UE-normalised V1", "optional", _dcg_ue("v1")),
-    Measure("dcg_ue2", "DCG, UE-normalised V2", "optional", _dcg_ue("v2"), (-1.0, 1.0)),
-    Measure("ap_ue1", "SP, UE-normalised V1 (MSP^UE)", "optional", _ap_ue("v1")),
-    Measure("ap_ue2", "SP, UE-normalised V2 (MSP^UE)", "optional", _ap_ue("v2"), (-1.0, 1.0)),
+            label="bpref", active=ActiveForm("sampled", _relevant_grades), reads=_LEVEL),
+    Measure("dcg_ue1", "DCG, UE-normalised V1", "optional", _dcg_ue("v1"), reads=_GAIN),
+    Measure("dcg_ue2", "DCG, UE-normalised V2", "optional", _dcg_ue("v2"), (-1.0, 1.0),
+            reads=_GAIN),
+    Measure("ap_ue1", "SP, UE-normalised V1 (MSP^UE)", "optional", _ap_ue("v1"), reads=_LEVEL),
+    Measure("ap_ue2", "SP, UE-normalised V2 (MSP^UE)", "optional", _ap_ue("v2"), (-1.0, 1.0),
+            reads=_LEVEL),
 )}
 
 #: Other names accepted for registered measures.
 ALIASES = {"map": "ap", "recip_rank": "rr", "ndcg_ue1": "dcg_ue1", "ndcg_ue2": "dcg_ue2"}
+
+def active_measures() -> list[str]:
+    """The measures active evaluation estimates (those whose entry has an :class:`ActiveForm`).
+
+    >>> active_measures()
+    ['dcg', 'err', 'rbp', 'success', 'bpref']
+    """
+    return [name for name, m in MEASURES.items() if isinstance(m.active, ActiveForm)]
+
 
 _PATTERN = re.compile(r"^([a-z_0-9]+?)(?:\(([^()]*)\))?(?:@([0-9]+))?$")
 

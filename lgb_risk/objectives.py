@@ -476,6 +476,19 @@ class LambdaMART:
         fixed.__post_init__()
         return fixed
 
+    def check_labels(self, labels: ArrayLike) -> np.ndarray:
+        """The training labels as int64, refused where this objective cannot train on them:
+        not whole numbers >= 0, without a gain in ``label_gain``, or above an ERR target's
+        ``max_label``; the error names the document's position in ``labels``."""
+        y = check_labels(labels)
+        gain_table = (_DEFAULT_LABEL_GAIN if self.label_gain is None
+                      else np.asarray(self.label_gain, dtype=np.float64))
+        metrics.gains(y, gain_table)  # refuses labels outside label_gain, naming the document
+        target = self.target()
+        if target is not None and target.measure.name == "err":
+            self._max_label(y, target)
+        return y
+
     @staticmethod
     def _max_label(labels: np.ndarray, spec: registry.MeasureSpec) -> int:
         """ERR's l_max: the measure's ``max_label``, else the highest label (at least 1)."""
@@ -500,11 +513,10 @@ class LambdaMART:
         if cached is not None and cached.matches(labels, group, weight):
             return cached
         self.validate_params()
-        y = check_labels(labels)
+        y = self.check_labels(labels)
         g = check_group(group, y.size)
         gain_table = (_DEFAULT_LABEL_GAIN if self.label_gain is None
                       else np.asarray(self.label_gain, dtype=np.float64))
-        metrics.gains(y, gain_table)  # refuses labels outside label_gain, naming the document
         w = np.empty(0, np.float32)
         if weight is not None:
             w = np.asarray(weight, dtype=np.float32)
@@ -624,14 +636,32 @@ class _RiskSensitive(LambdaMART):
     def _prepare_risk(self, setup):
         shard = self.shard
         self._baseline = self._baseline_matrix(setup.group.size if shard is None
-                                               else shard.n_queries)
+                                               else shard.n_queries, setup.labels)
 
-    def _baseline_matrix(self, n_queries: int) -> np.ndarray:
+    def measured_target(self, labels: ArrayLike) -> registry.MeasureSpec:
+        """The target as this objective measures its model on training ``labels``, named in
+        full: ERR's l_max (the labels' highest where the measure leaves it unset) and NDCG's
+        gain (``label_gain``) written in — what a BaselineStore given to it must hold.
+
+        >>> UCRO(measure="err@20", baseline=[0.5]).measured_target([0, 2, 1]).label
+        'ERR(max_label=2)@20'
+        >>> UCRO(label_gain=[0, 1, 2, 3], baseline=[0.5]).measured_target([0, 2, 1]).label
+        'NDCG(label_gain=linear)@10'
+        """
+        spec = self.target()
+        if spec.measure.name == "err":
+            return spec.with_unset("max_label",
+                                   self._max_label(np.asarray(labels, dtype=np.int64), spec))
+        gains = None if self.label_gain is None else np.asarray(self.label_gain, np.float64)
+        return spec.under(None, label_gain=gains)
+
+    def _baseline_matrix(self, n_queries: int, labels: np.ndarray) -> np.ndarray:
         """Baseline effectiveness aligned to the training queries: (n_queries, n_systems)."""
         given = self.baseline_parameter
         assert given is not None  # a risk-sensitive objective names its baseline parameter
         return aligned_baselines(getattr(self, given), n_queries, query_ids=self.query_ids,
-                                 measure=self.target().label, several=given == "baselines",
+                                 measure=self.measured_target(labels),
+                                 several=given == "baselines",
                                  owner=type(self).__name__, parameter=given,
                                  the_set="the training set")
 

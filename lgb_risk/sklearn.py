@@ -217,6 +217,9 @@ class RiskRanker(BaseEstimator):
     evals_result_ : dict
         NDCG@k of each ``eval_set`` per round (``{"valid_0": {"ndcg@10[default]": [...]}}``).
     objective_ : the fitted objective instance
+    max_label_ : int
+        The training labels' highest grade (at least 1): ERR's l_max, in training and in
+        :meth:`score`, wherever a measure leaves ``max_label`` unset.
     n_features_in_ : int
     feature_names_in_ : ndarray of str (when X is a DataFrame)
 
@@ -340,6 +343,9 @@ class RiskRanker(BaseEstimator):
         if labels.size < 2:
             raise ValueError(f"RiskRanker needs at least 2 rows to rank (n_samples = "
                              f"{labels.size})")
+        # ERR's l_max where the measures leave it unset: the training labels' highest, kept so
+        # that score() measures every fold on the training's scale, not on its own labels'.
+        self.max_label_ = max(1, int(labels.max(initial=0)))
         values = None
         if cls.baseline_parameter is not None:
             baseline = self._baseline_of_rows(baseline, features, "fit")
@@ -575,12 +581,13 @@ class RiskRanker(BaseEstimator):
         scores = self.predict(X)
         weights = None if sample_weight is None else self._query_weights(sample_weight, sizes)
         if kind == "measure":
+            target = target.with_unset("max_label", self.max_label_)  # training's scale
             values = target.compute(registry.Judged(labels, scores, sizes))
             return float(np.average(values, weights=weights))
         if weights is not None:
             raise ValueError(f"sample_weight weights queries in the mean of a measure; the risk "
                              f"measure {target!r} takes no weights")
-        measured = self._target()
+        measured = self._target().with_unset("max_label", self.max_label_)
         features = validate_data(self, features, reset=False, **_ARRAYS)
         baseline = self._baseline_of_rows(baseline, features, "score")
         base = self._baseline_values(baseline, labels, sizes, query_ids, measured, "score")

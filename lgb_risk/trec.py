@@ -31,7 +31,16 @@ import numpy as np
 from lgb_risk import measures as registry
 from lgb_risk._forked import map_in_forks
 from lgb_risk._machine import usable_cores
-from lgb_risk._pair_keys import SEEDS, KeyIndex, first_repeat, key_index, pair_keys, rows_of
+from lgb_risk._pair_keys import (
+    SEEDS,
+    KeyIndex,
+    first_repeat,
+    key_index,
+    pair_keys,
+    repeats_a_key,
+    rows_of,
+)
+from lgb_risk._validation import check_choice
 from lgb_risk.conventions import resolve
 from lgb_risk.data import QrelsColumns, RunColumns, read_qrels_columns, read_run_columns, run_name
 from lgb_risk.risk import risk_rows
@@ -350,7 +359,15 @@ def _columns_of(run: Any, name: str = "") -> RunColumns:
     if isinstance(run, (str, os.PathLike)):
         return read_run_columns(run)
     frame = as_run(run)
-    return RunColumns(np.array(_encoded(frame["topic"])), np.array(_encoded(frame["docno"])),
+    topic, docno = np.array(_encoded(frame["topic"])), np.array(_encoded(frame["docno"]))
+    if topic.size and repeats_a_key(pair_keys(topic, docno)):
+        repeat = first_repeat(topic, docno)
+        if repeat is not None:  # equal keys of two different pairs are no repeat
+            i, j = repeat
+            raise ValueError(f"document {docno[j].decode()!r} is listed twice for topic "
+                             f"{topic[j].decode()!r} (rows {i} and {j} of the run, counting "
+                             "from 0); a run ranks each document once per topic")
+    return RunColumns(topic, docno,
                       frame["rank"].to_numpy() if "rank" in frame else np.zeros(len(frame)),
                       frame["score"].to_numpy(dtype=np.float64),
                       name or frame.attrs.get("name", ""))
@@ -377,6 +394,7 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any],
     """
     for m in measures:
         registry.parse(m)
+    _refuse_names_that_collide(runs)
     conv = resolve(convention, **overrides)
     judged = _judgments_of(qrels)
     results = {}
@@ -388,6 +406,18 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any],
         except ValueError as error:
             raise ValueError(f"run {name!r}: {error}") from None
     return results
+
+
+def _refuse_names_that_collide(runs: Mapping[Any, Any]) -> None:
+    """Runs are named by ``str(name)`` in every table: two keys with one text (``1`` and
+    ``"1"``) would make one row of two runs."""
+    seen: dict[str, Any] = {}
+    for name in runs:
+        text = str(name)
+        if text in seen:
+            raise ValueError(f"runs {seen[text]!r} and {name!r} both have the name {text!r} in "
+                             "the tables (run names are written as text); rename one")
+        seen[text] = name
 
 
 class RunSummary(NamedTuple):
@@ -455,6 +485,7 @@ def summarise(qrels: Any, runs: Mapping[str, Any], measures: Sequence[str] = ("n
     >>> summary.frame()[["run", "p@1", "p@1_wins_a0", "p@1_losses_a0"]].round(4).values.tolist()
     [['bm25', 0.6667, nan, nan], ['mine', 0.6667, 1.0, 1.0]]
     """
+    _refuse_names_that_collide(runs)
     names = [str(n) for n in runs]
     if baseline is not None and baseline not in names:
         raise ValueError(f"baseline {baseline!r} is not among the runs {', '.join(names)}")
@@ -619,6 +650,7 @@ def summary_table(results: dict, measures: Sequence[str], *,
     whose p-values ``trisk_p`` holds (:data:`lgb_risk.risk.TESTS`: ``"t"``, TRisk's t-test, or
     ``"randomisation"``).
     """
+    check_choice(layout, "layout", ("wide", "long"))
     names = list(results)
     counts = {"topics": [len(results[n].topics) for n in names],
               "missing": [len(results[n].missing) for n in names]}
@@ -647,12 +679,16 @@ def summary_table(results: dict, measures: Sequence[str], *,
     return columns
 
 
-def baseline_store(qrels: Any, runs: dict, measure: str = "ndcg@10") -> BaselineStore:
+def baseline_store(qrels: Any, runs: dict, measure: str = "ndcg@10", *,
+                   max_label: int = 4) -> BaselineStore:
     """Per-topic effectiveness of TREC runs as a :class:`~lgb_risk.baselines.BaselineStore`
     (gdeval.pl's conventions, as :func:`evaluate_run`), to train or evaluate against.
 
     ``runs`` maps names to run DataFrames (:func:`lgb_risk.data.read_run`); every run must rank
-    every topic, and the measure must have a cut-off (``NAME@K``).
+    every topic, and the measure must have a cut-off (``NAME@K``). ``max_label`` is the
+    collection's highest grade, ERR's l_max unless the measure writes its own; the store's
+    measure names it (``ERR(max_label=4)@20``), and its parameters and gain, so that an
+    objective or a feval measuring another ERR or NDCG refuses it.
     """
     import pandas as pd
 
@@ -662,11 +698,13 @@ def baseline_store(qrels: Any, runs: dict, measure: str = "ndcg@10") -> Baseline
     if spec.k is None:
         raise ValueError(f"measure {measure!r}: a BaselineStore keeps a measure with a cut-off "
                          "(NAME@K)")
-    table = pd.DataFrame({run: evaluate_run(qrels, frame, [measure])[measure]
+    table = pd.DataFrame({run: evaluate_run(qrels, frame, [measure], max_label=max_label)[measure]
                           for run, frame in runs.items()})
     if table.isna().any().any():
         missing = table.index[table.isna().any(axis=1)][0]
         raise ValueError(f"topic {missing!r} is not ranked by every run; a store needs every "
                          "baseline on every topic")
-    return BaselineStore(table, spec.measure.name, spec.k, {run: {"source": "trec"}
-                                                             for run in runs})
+    # Named in full (ERR's l_max written in where the measure leaves it to the collection), so
+    # that the store is compared by every choice that made its values.
+    held = spec.with_unset("max_label", max_label).under("gdeval")
+    return BaselineStore(table, held.written, spec.k, {run: {"source": "trec"} for run in runs})

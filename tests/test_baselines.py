@@ -82,8 +82,82 @@ def test_from_table_and_trec(tmp_path):
     from lgb_risk.experiment import synthetic
     qrels, runs = synthetic.make_trec_collection(n_topics=5, docs_per_topic=20, n_runs=2)
     trec_store = trec.baseline_store(qrels, runs, "err@20")
-    assert (trec_store.measure, trec_store.k) == ("err", 20) and trec_store.names == ["run1",
-                                                                                      "run2"]
+    # ERR's l_max is the collection's highest grade (max_label=4 by default), named in the store
+    assert (trec_store.measure, trec_store.k) == ("err(max_label=4)", 20)
+    assert trec_store.names == ["run1", "run2"]
+
+
+def test_a_store_is_named_by_every_parameter_and_choice_its_values_depend_on():
+    """A store of ERR with l_max 3, of RBP with p = 0.5 or of linear-gain NDCG is labelled
+    so, passes only the check for that measure, and is refused by an objective measuring
+    another: its values computed in the test by the metrics functions directly."""
+    from lgb_risk import metrics
+    from lgb_risk.experiment import synthetic
+    qrels, runs = synthetic.make_trec_collection(n_topics=5, docs_per_topic=20, n_runs=2)
+    err5 = trec.baseline_store(qrels, runs, "err(max_label=5)@20")
+    assert err5.label == "ERR(max_label=5)@20"
+    err5.require_measure("err(max_label=5)@20")
+    with pytest.raises(ValueError, match=r"computed with ERR\(max_label=5\)@20, but "
+                                         r"ERR\(max_label=4\)@20 is needed"):
+        err5.require_measure("err(max_label=4)@20")
+    with pytest.raises(ValueError, match=r"computed with ERR\(max_label=5\)@20, but ERR@20 is "
+                                         r"needed \(ERR's grades"):
+        err5.require_measure("err@20")
+    rbp = trec.baseline_store(qrels, runs, "rbp(p=0.5)@10")
+    assert rbp.label == "RBP(p=0.5)@10"
+    with pytest.raises(ValueError, match=r"but RBP@10 is needed"):
+        rbp.require_measure("rbp@10")
+    linear = trec.baseline_store(qrels, runs, "ndcg(label_gain=linear)@10")
+    assert linear.label == "NDCG(label_gain=linear)@10"
+    # the exponential gain is the default: written or not, one measure
+    exponential = trec.baseline_store(qrels, runs, "ndcg(label_gain=exponential)@10")
+    assert exponential.label == "NDCG@10"
+    exponential.require_measure("ndcg@10")
+
+    X, labels, group, qids = _problem()
+    store = BaselineStore.from_feature(X, labels, group, qids, 1, "f1", label_gain="linear")
+    assert store.label == "NDCG(label_gain=linear)@10"
+    assert np.allclose(store.table["f1"].to_numpy(),
+                       metrics.ndcg(labels, X[:, 0], group, 10, label_gain="linear"))
+    with pytest.raises(ValueError, match=r"computed with NDCG\(label_gain=linear\)@10, but "
+                                         r"NDCG@10 is needed"):
+        UCRO(alpha=3, baseline=store, query_ids=qids).gradients(X[:, 1], labels, group)
+    # an objective whose gain is linear takes it, and refuses the exponential store
+    linear_gain = [float(i) for i in range(31)]
+    UCRO(alpha=3, baseline=store, query_ids=qids,
+         label_gain=linear_gain).gradients(X[:, 1], labels, group)
+    default = BaselineStore.from_feature(X, labels, group, qids, 1, "f1")
+    with pytest.raises(ValueError, match=r"but NDCG\(label_gain=linear\)@10 is needed"):
+        UCRO(alpha=3, baseline=default, query_ids=qids,
+             label_gain=linear_gain).gradients(X[:, 1], labels, group)
+    with pytest.raises(ValueError, match="neither exponential .* nor linear"):
+        BaselineStore.from_feature(X, labels, group, qids, 1, "f1", label_gain=[0, 2, 9, 20])
+    # an ERR objective measures l_max on its labels: a store of another l_max is refused
+    top = int(labels.max())
+    err_store = BaselineStore(default.table, f"err(max_label={top + 1})", 20)
+    with pytest.raises(ValueError, match=rf"but ERR\(max_label={top}\)@20 is needed"):
+        UCRO(alpha=3, baseline=err_store, query_ids=qids,
+             measure="err@20").gradients(X[:, 1], labels, group)
+    same = BaselineStore(default.table, f"err(max_label={top})", 20)
+    UCRO(alpha=3, baseline=same, query_ids=qids, measure="err@20").gradients(X[:, 1], labels,
+                                                                             group)
+
+
+def test_a_saved_store_keeps_its_measure_in_full(tmp_path):
+    X, labels, group, qids = _problem()
+    store = BaselineStore.from_feature(X, labels, group, qids, 1, "f1", label_gain="linear")
+    store.save(tmp_path / "s.csv")
+    assert BaselineStore.load(tmp_path / "s.csv").label == "NDCG(label_gain=linear)@10"
+
+
+def test_a_feval_under_another_gain_refuses_a_store_of_the_default_gain():
+    from lgb_risk import feval
+    X, labels, group, qids = _problem()
+    store = BaselineStore.from_feature(X, labels, group, qids, 1, "f1")
+    f = feval.risk_feval(store, query_ids=qids, convention="trec_eval")
+    with pytest.raises(ValueError, match=r"but NDCG\(label_gain=linear\)@10 is needed"):
+        f(labels, X[:, 0], None, group)
+    assert np.isfinite(feval.risk_feval(store, query_ids=qids)(labels, X[:, 0], None, group)[1])
 
 
 def test_objectives_take_a_store_with_query_ids():

@@ -161,10 +161,16 @@ def test_a_store_of_another_measure_is_refused_and_the_right_one_taken():
     ids = ["a", "b", "c"]
     err20 = metrics.err(labels, scores, group, 20, max_label=3)
     ndcg_store = BaselineStore.from_scores(scores, labels, group, ids, "bm25", k=20)
-    err_store = BaselineStore(ndcg_store.table.assign(bm25=err20), "err", 20)
-    with pytest.raises(ValueError, match="computed with NDCG@20, but ERR@20 is needed"):
+    err_store = BaselineStore(ndcg_store.table.assign(bm25=err20), "err(max_label=3)", 20)
+    with pytest.raises(ValueError, match=r"computed with NDCG@20, but ERR\(max_label=3\)@20 is "
+                                         "needed"):
         UCRO(measure="err@20", baseline=ndcg_store, query_ids=ids).gradients(scores, labels,
                                                                              group)
+    # a store that does not say its l_max could hold another ERR: refused, saying why
+    unnamed = BaselineStore(err_store.table, "err", 20)
+    with pytest.raises(ValueError, match=r"computed with ERR@20, but ERR\(max_label=3\)@20 is "
+                                         r"needed \(ERR's grades"):
+        UCRO(measure="err@20", baseline=unnamed, query_ids=ids).gradients(scores, labels, group)
     by_store = UCRO(alpha=2, measure="err@20", baseline=err_store, query_ids=ids)
     by_array = UCRO(alpha=2, measure="err@20", baseline=err20)
     np.testing.assert_array_equal(by_store.gradients(scores, labels, group)[0],

@@ -143,7 +143,14 @@ class RunFolder:
                 stale.unlink()  # its unit or stage is redone
 
     def keep_config(self, config: ExperimentConfig) -> None:
-        """Record the configuration; refuse a folder that holds a run of another one.
+        """Record the configuration; refuse a folder that holds a run of another one
+        (:meth:`check_config`)."""
+        self.check_config(config)
+        atomic_write_text(self.config_path, json.dumps(config.to_dict(), indent=1,
+                                                       sort_keys=True))
+
+    def check_config(self, config: ExperimentConfig) -> None:
+        """Refuse, writing nothing, a folder that holds a run of another configuration.
 
         A configuration that only adds learners or α to the recorded one, or changes what the
         report shows (``name``, ``[report]``), continues its run: the units done are kept, only
@@ -165,8 +172,6 @@ class RunFolder:
                                  f"in {', '.join(changed)}, beyond adding learners, α or "
                                  "reported measures or changing [report]); choose another "
                                  "--out or remove that folder")
-        atomic_write_text(self.config_path, json.dumps(config.to_dict(), indent=1,
-                                                       sort_keys=True))
 
     def keep_max_label(self, max_label: int) -> None:
         """Record the data's highest label (the measures' ERR l_max where unset)."""
@@ -218,7 +223,13 @@ class RunFolder:
         return self.units_dir / f"{unit.stem}.scores.npy"
 
     def unit_done(self, unit: Unit) -> bool:
-        return self.unit_path(unit).exists()
+        """Whether the unit's table and its model's test scores are both kept (a unit whose
+        scores were deleted is trained again: a measure added later is computed from them)."""
+        return self.unit_path(unit).exists() and self.unit_scores_path(unit).exists()
+
+    def unit_lost_its_scores(self, unit: Unit) -> bool:
+        """Whether the unit's table is kept but its test scores are not (deleted since)."""
+        return self.unit_path(unit).exists() and not self.unit_scores_path(unit).exists()
 
     def write_unit(self, unit: Unit, frame, scores: np.ndarray | None = None) -> None:
         """A unit's table, after its model's test scores (when given): the table marks the
@@ -235,9 +246,8 @@ class RunFolder:
     def read_unit_scores(self, unit: Unit) -> np.ndarray:
         path = self.unit_scores_path(unit)
         if not path.exists():
-            raise FileNotFoundError(f"unit {unit} has no test scores ({path}): it was run "
-                                    "before they were kept, so a measure added since cannot be "
-                                    f"computed; remove {self.unit_path(unit)} to train it again")
+            raise FileNotFoundError(f"unit {unit} has no test scores ({path}, deleted?): run "
+                                    "the same command again to train it again")
         return np.load(path)
 
 

@@ -150,9 +150,7 @@ def baseline_store(scores: np.ndarray, names, subsets: Subsets, split: dict,
     _, y, group = subsets.take(main)
     columns = {name: measures.compute(measure, y, scores[:, i], group)
                for i, name in enumerate(names)}
-    written = measure.label if measure.k is None else measure.label.rpartition("@")[0]
-    return BaselineStore(pd.DataFrame(columns, index=main), written.lower(), measure.k,
-                         metadata)
+    return BaselineStore(pd.DataFrame(columns, index=main), measure.written, measure.k, metadata)
 
 
 def feature_baseline(subsets: Subsets, split: dict, config: ExperimentConfig,

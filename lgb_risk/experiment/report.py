@@ -70,7 +70,7 @@ def per_repeat_results(config: ExperimentConfig, out: str | os.PathLike,
         for unit in all_units(config):
             if unit.repeat != folder.repeat:
                 continue
-            if not folder.unit_done(unit):
+            if not folder.unit_path(unit).exists():
                 raise FileNotFoundError(f"unit {unit} has no results ({folder.unit_path(unit)}); "
                                         "run the experiment again to finish it")
             columns.setdefault((unit.learner, unit.alpha), []).append(folder.read_unit(unit))

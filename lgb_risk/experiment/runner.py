@@ -258,6 +258,12 @@ def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: in
     repeats = folder.repeats(config)
     units = all_units(config)
     todo = [u for u in units if not repeats[u.repeat].unit_done(u)]
+    lost = [u for u in todo if repeats[u.repeat].unit_lost_its_scores(u)]
+    if lost:
+        print(f"note: {len(lost)} finished unit(s) lost their kept test scores "
+              f"({repeats[lost[0].repeat].unit_scores_path(lost[0])}"
+              f"{', ...' if len(lost) > 1 else ''}): training them again (the same bits)",
+              file=stream, flush=True)
     jobs = min(jobs, max(1, len(todo)))  # a local worker per unit at most
     on_dask = bool(todo) and stop_after is None and (jobs > 1 or scheduler is not None)
     if on_dask:
@@ -278,6 +284,8 @@ def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: in
         stack.push(_quiet_when_interrupted)  # unwinds first: before the cluster closes
         data = load_dataset(config)
         check_before_training(config, data)
+        if folder.out.is_dir():
+            folder.check_config(config)  # before any repeat's folder is made
         for repeat in repeats:
             repeat.prepare()
         folder.keep_config(config)
