@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -37,7 +38,7 @@ from lgb_risk.conventions import CONVENTIONS, resolve
 from lgb_risk.significance import CORRECTIONS
 
 FORMATS = ("table", "csv", "json", "latex")
-DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
+DEFAULT_ALPHAS = trec.DEFAULT_ALPHAS
 
 
 def _fraction(text: str) -> float:
@@ -75,14 +76,23 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _cell(value, decimals: int, missing: str) -> str:
-    """One printed cell: floats with ``decimals`` digits, NaN and None as ``missing``."""
+#: Columns that count topics (wins, losses, ...; with a measure and α in the wide layout), and
+#: α: printed as whole numbers where they are, though a column holding NaN is float.
+_COUNT_COLUMN = re.compile(r"((^|_)(wins|losses|ties|topics|missing|loss_gt_[0-9.]+)"
+                           r"(_a[0-9.]+)?|^alpha)$")
+
+
+def _cell(value, decimals: int, missing: str, count: bool = False) -> str:
+    """One printed cell: floats with ``decimals`` digits (a ``count`` as a whole number), NaN
+    and None as ``missing``."""
     if value is None:
         return missing
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
     if isinstance(value, (float, np.floating)):
-        return missing if np.isnan(value) else f"{value:.{decimals}f}"
+        if np.isnan(value):
+            return missing
+        return f"{int(value)}" if count and float(value).is_integer() else f"{value:.{decimals}f}"
     return str(value)
 
 
@@ -97,7 +107,7 @@ def _json_value(value, decimals: int):
 
 
 def write_output(table, fmt: str, out: str | None, decimals: int | None = None,
-                 latex: dict | None = None) -> None:
+                 latex: dict | None = None, placed: Callable | None = None) -> None:
     """Print or write a result table; a file is written whole or not at all (atomic rename).
 
     ``table`` is a mapping of column name to values (all of one length), or a DataFrame.
@@ -118,20 +128,24 @@ def write_output(table, fmt: str, out: str | None, decimals: int | None = None,
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(names)
-        writer.writerows([_cell(v, decimals, "") for v in row] for row in rows)
+        counts = [bool(_COUNT_COLUMN.search(n)) for n in names]
+        writer.writerows([_cell(v, decimals, "", c) for v, c in zip(row, counts)] for row in rows)
         text = buffer.getvalue()
     elif fmt == "latex":
         from lgb_risk.latex import latex_table
 
         text = latex_table({n: [row[i] for row in rows] for i, n in enumerate(names)},
                            decimals=decimals, **(latex or {}))
+        if placed is not None:
+            placed(text)
     elif fmt == "json":
         import json
 
         text = json.dumps([{n: _json_value(v, decimals) for n, v in zip(names, row)}
                            for row in rows], indent=1) + "\n"
     else:
-        cells = [[_cell(v, decimals, "-") for v in row] for row in rows]
+        counts = [bool(_COUNT_COLUMN.search(n)) for n in names]
+        cells = [[_cell(v, decimals, "-", c) for v, c in zip(row, counts)] for row in rows]
         widths = [max([len(n), *(len(r[i]) for r in cells)]) for i, n in enumerate(names)]
         text_column = [all(isinstance(row[i], str) for row in rows) for i in range(len(names))]
 
@@ -151,7 +165,8 @@ def _refuse_ignored_options(args) -> None:
     """Refuse, before any work, an option that the others given would make do nothing."""
     if getattr(args, "figure", None) is None:
         given = [flag for flag, value in (("--figure-format", args.figure_format),
-                                          ("--figure-size", args.figure_size))
+                                          ("--figure-size", args.figure_size),
+                                          ("--figure-titles", args.figure_titles or None))
                  if value is not None]
         if given:
             raise ValueError(f"{' and '.join(given)} {'shape' if len(given) > 1 else 'shapes'} "
@@ -166,7 +181,8 @@ def _refuse_ignored_options(args) -> None:
     if args.format != "latex":
         given = [flag for flag, value in (("--caption", getattr(args, "caption", None)),
                                           ("--label", getattr(args, "label", None)),
-                                          ("--header", getattr(args, "header", None)))
+                                          ("--header", getattr(args, "header", None)),
+                                          ("--span", getattr(args, "span", None)))
                  if value is not None]
         if given:
             raise ValueError(f"{' and '.join(given)} {'shape' if len(given) > 1 else 'shapes'} "
@@ -176,9 +192,9 @@ def _refuse_ignored_options(args) -> None:
                              f"{'them' if len(given) > 1 else 'it'}")
 
 
-def _evaluate(args) -> dict:
-    """What ``lgb-risk evaluate`` prints, as a mapping of column name to values; notes on
-    standard error."""
+def _evaluate(args) -> tuple[dict, str | None]:
+    """The runs of ``lgb-risk evaluate`` evaluated, ``({run: TopicValues}, baseline)``, its
+    figures written; notes on standard error."""
     _refuse_ignored_options(args)
     paths, baseline = list(args.runs), args.baseline
     if args.per_topic:
@@ -212,7 +228,7 @@ def _evaluate(args) -> dict:
             print(f"note: run {name!r} has no ranking for {len(result.missing)} topic(s) the "
                   f"qrels score ({_shown(result.missing)}): {done}", file=sys.stderr)
     if args.per_topic:
-        return trec.per_topic_table(results, args.measures)
+        return results, baseline
     if len(results) < 2:
         print("note: risk measures need at least two runs; printing means only", file=sys.stderr)
     else:
@@ -220,15 +236,12 @@ def _evaluate(args) -> dict:
             if not trec.risk_measures_of(m):
                 print(f"note: no risk measures for {m}: its values can be negative, and ZRisk "
                       "and GeoRisk are defined for effectiveness >= 0", file=sys.stderr)
+    if args.correction is not None and baseline is None:
+        raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
     if args.figure is not None:
         _write_figures({m: trec.per_topic_frame(results, m) for m in args.measures
                         if trec.risk_measures_of(m)}, args, baseline)
-    layout = args.layout or ("long" if args.format == "table" else "wide")
-    if args.correction is not None and baseline is None:
-        raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
-    return trec.summary_table(results, args.measures, alphas=args.alpha, baseline=baseline,
-                              layout=layout, correction=args.correction,
-                              loss_fraction=args.loss_fraction, test=args.test)
+    return results, baseline
 
 
 def _figure_folder(directory) -> None:
@@ -257,13 +270,27 @@ def _write_figures(scores: dict, args, baseline) -> None:
         import matplotlib  # noqa: F401
     except ImportError:
         raise ValueError("--figure needs matplotlib: pip install 'lgb_risk[plot]'") from None
+    import time
+
     from lgb_risk.plots import write_run_figures
+
+    started = time.monotonic()
+    shown = on_terminal(sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        if shown and time.monotonic() - started > 1.0:  # a line only where it takes a while
+            print(f"\rwriting figures to {args.figure}: {done}/{total}", end="",
+                  file=sys.stderr, flush=True)
 
     paths = write_run_figures(scores, baseline, args.figure, alphas=args.alpha,
                               figure_format=args.figure_format or "png",
                               figure_size=args.figure_size or "page",
-                              correction=args.correction)
-    print(f"wrote {len(paths)} figure(s) to {args.figure}", file=sys.stderr)
+                              correction=args.correction, titles=args.figure_titles,
+                              progress=progress)
+    if shown and time.monotonic() - started > 1.0:
+        print(file=sys.stderr)
+    print(f"wrote {len(paths)} figure(s) to {args.figure} (TR/TJ at α = {args.alpha[-1]:g}, "
+          "the last --alpha, as the LaTeX table's)", file=sys.stderr)
 
 
 def _shown(topics) -> str:
@@ -271,45 +298,80 @@ def _shown(topics) -> str:
 
 
 def _cmd_evaluate(args) -> None:
-    # A paper's table (--format latex, no --layout or --columns): a row per run, per measure
-    # its mean and URisk and TRisk at the last --alpha; α = 0 is added for the means' test.
-    paper = args.format == "latex" and args.layout is None and not args.columns \
-        and not args.per_topic
-    chosen_alpha = args.alpha[-1]
-    if paper:
-        args.alpha = list(dict.fromkeys([0.0, *args.alpha]))
-        args.layout = "wide"
     from lgb_risk.latex import escape
 
-    table = _evaluate(args)
+    results, baseline = _evaluate(args)
     headers = _headers(args.header)
     caption = None if args.caption is None else escape(args.caption)
-    if paper:
-        from lgb_risk.latex import summary_latex
-
+    if args.per_topic:
+        if args.decimals is None and args.format in ("csv", "json"):
+            args.decimals = 17  # every bit: `lgb-risk risk` reads it back to evaluate's values
+        _write(trec.per_topic_table(results, args.measures), args, headers,
+               caption or f"{_measures_text(args.measures)} of each run on each topic.")
+        return
+    if args.format == "latex" and args.layout is None and not args.columns:
+        # The paper's table: a row per run, per measure its mean and, against the baseline,
+        # TRisk (one column) or URisk and TRisk (the page) at the last --alpha.
         _refuse_unknown_headers(headers, args.measures, "measure")
-        baseline = args.baseline
-        if baseline is not None and baseline not in table["run"]:
-            baseline = data.run_name(baseline)
-        text = summary_latex(table, args.measures, alpha=chosen_alpha, baseline=baseline,
-                             correction=args.correction, labels=headers,
+        summary = trec.RunSummary(results, args.measures, baseline=baseline, alphas=args.alpha,
+                                  correction=args.correction,
+                                  loss_fraction=args.loss_fraction, test=args.test)
+        text = summary.latex(span=args.span or "column", labels=headers,
                              decimals=3 if args.decimals is None else args.decimals,
-                             caption=caption, label=args.label, test=args.test)
+                             caption=caption, label=args.label)
+        _note_placement(text, args.span)
         if args.output is None:
             sys.stdout.write(text)
         else:
             atomic_write_text(args.output, text)
         return
+    layout = args.layout or ("long" if args.format == "table" or (
+        args.columns and {"measure", "alpha"} & set(args.columns)) else "wide")
+    table = trec.summary_table(results, args.measures, alphas=args.alpha, baseline=baseline,
+                               layout=layout, correction=args.correction,
+                               loss_fraction=args.loss_fraction, test=args.test)
     if args.columns:
         unknown = [c for c in args.columns if c not in table]
         if unknown:
-            raise ValueError(f"--columns: no column {unknown[0]!r}; the table has "
-                             f"{', '.join(table)}")
+            raise ValueError(f"--columns: no column {unknown[0]!r} in the {layout} layout; the "
+                             f"table has {', '.join(table)}")
         table = {c: table[c] for c in args.columns}
+    if caption is None:
+        alphas = ", ".join(f"{a:g}" for a in args.alpha)
+        caption = (f"{_measures_text(args.measures)} of each run" + (
+            f" and its risk measures against {escape(baseline)}" if baseline else
+            " and its risk measures against the others" if len(results) > 1 else "")
+            + (f", at $\\alpha$ = {alphas}" if len(results) > 1 else "") + ".")
+    _write(table, args, headers, caption, baseline)
+
+
+def _measures_text(measures) -> str:
+    from lgb_risk.latex import escape
+
+    labels = [escape(registry.parse(m).label) for m in measures]
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def _note_placement(text: str, span: str | None) -> None:
+    """Say where a LaTeX table placed itself when it could not take one column."""
+    lines = text.splitlines()
+    if span is None and len(lines) > 1 and lines[1] == r"\begin{table*}":
+        width = lines[0].split("about ")[1].split(" pt")[0]
+        print(f"note: the table is about {width} pt wide, more than ACM's 241-pt column: "
+              "placed as table* across the page (--span page says so; fewer --measures, "
+              "--columns or shorter run names fit a column)", file=sys.stderr)
+
+
+def _write(table: dict, args, headers: dict, caption: str | None,
+           baseline: str | None = None) -> None:
+    """Write ``evaluate``'s table in ``--format`` (LaTeX with its headers and caption)."""
     _refuse_unknown_headers(headers, list(table), "column")
-    write_output(table, args.format, args.output, decimals=args.decimals,
-                 latex={"headers": headers, "caption": caption, "label": args.label,
-                        "test": args.test})
+    latex = None
+    if args.format == "latex":
+        latex = {"headers": headers, "caption": caption, "label": args.label,
+                 "test": args.test, "baseline": baseline, "placement": args.span or "auto"}
+    write_output(table, args.format, args.output, decimals=args.decimals, latex=latex,
+                 placed=lambda text: _note_placement(text, args.span))
 
 
 def _refuse_unknown_headers(headers: dict, names: list, what: str) -> None:
@@ -520,12 +582,60 @@ def _cmd_run(args, stop_after=None) -> None:
 
     config = _experiment_config(args)
     out = Path(args.out) if args.out else Path("runs") / config.name
+    if stop_after is None:
+        _compile_kernels_saying_so()
     result = run_experiment(config, out, jobs=getattr(args, "jobs", 1),
                             scheduler=getattr(args, "scheduler", None), stop_after=stop_after,
                             wait_for_workers=getattr(args, "wait_for_workers", 0.0))
-    print(f"wrote {result}")
     if stop_after is None:
-        print(result.read_text())
+        _print_run_summary(config, result.parent)
+    print(f"wrote {result}")
+
+
+#: How long the objectives' first call may take before the command says that it compiles.
+_COMPILE_NOTE_AFTER_S = 2.0
+
+
+def _compile_kernels_saying_so() -> None:
+    """Load the objectives' compiled kernels (LambdaMART's, which the risk objectives share,
+    and GeoRisk's) before training; where that takes longer than
+    :data:`_COMPILE_NOTE_AFTER_S` — numba compiling them on first use, once per machine and
+    Python version, its cache kept after — say so, so that the command is not silent."""
+    import threading
+
+    from lgb_risk.objectives import GeoRisk, LambdaMART
+
+    note = threading.Timer(_COMPILE_NOTE_AFTER_S, lambda: print(
+        "compiling the training kernels on first use (once per machine and Python version; "
+        "a few seconds) ...", file=sys.stderr, flush=True))
+    note.daemon = True
+    note.start()
+    try:
+        scores, labels, group = np.array([0.2, 0.1]), np.array([1, 0]), np.array([2])
+        LambdaMART().gradients(scores, labels, group)
+        GeoRisk(baselines=[[0.5]]).gradients(scores, labels, group)
+    finally:
+        note.cancel()
+
+
+def _print_run_summary(config, folder: Path) -> None:
+    """A narrow table of the run's learners (the report's first measure: its mean, and the
+    feature baseline's Risk, wins and losses), where the whole report is too wide for a
+    terminal."""
+    import pandas as pd
+
+    from lgb_risk.experiment.layout import RunFolder
+
+    report = pd.read_csv(folder / "report.csv")
+    measure = RunFolder(folder).measures(config).reported[0]  # the report's first
+    feature = config.baselines.feature_name
+    shown = {"learner": report["learner"], "α": report["alpha"].map("{:g}".format),
+             measure.label: report[measure.measure.name].map("{:.4f}".format)}
+    if f"{feature}_risk" in report:
+        shown[f"Risk vs {feature}"] = report[f"{feature}_risk"].map("{:.4f}".format)
+        shown["wins/losses"] = [f"{w:.0f}/{lo:.0f}" for w, lo in
+                                zip(report[f"{feature}_wins"], report[f"{feature}_losses"])]
+    print(pd.DataFrame(shown).to_string(index=False))
 
 
 def _add_output_options(parser) -> None:
@@ -544,12 +654,16 @@ def _add_baseline_options(parser) -> None:
     parser.add_argument("--figure", metavar="DIR",
                         help="with --baseline: write figures of the runs against it into DIR "
                         "(per measure: win/loss histogram, TRisk and GeoRisk by alpha, each "
-                        "run's per-topic TR/TJ at the highest alpha; matplotlib, the plot extra)")
+                        "run's per-topic TR/TJ at the last alpha, the LaTeX table's; matplotlib, "
+                        "the plot extra)")
     parser.add_argument("--figure-format", choices=("pdf", "svg", "png"),
                         help="the figures' file format (default png; pdf or svg for a paper)")
+    parser.add_argument("--figure-titles", action="store_true",
+                        help="with --figure: a title on each figure (by default none: a "
+                        "paper's caption says what a figure shows)")
     parser.add_argument("--figure-size", choices=("page", "column"),
                         help="the figures' size: page (7 in wide, ACM's figure*, default) or "
-                        "column (3.33 in, one column)")
+                        "column (3.3 in, within ACM's 241-pt column)")
     parser.add_argument("--loss-fraction", type=_fraction, default=0.2,
                         help="with --baseline: count the topics more than this fraction below "
                         "the baseline's value, beside wins, losses and ties (default 0.2: "
@@ -655,6 +769,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--header", nargs="+", metavar="COLUMN=TEXT",
                     help="latex: print a column (or a measure, in the paper's table) under this "
                     "header, e.g. ndcg@20=nDCG@20")
+    ev.add_argument("--span", choices=("column", "page"),
+                    help="latex: where the table goes: column (default: a table for one column "
+                    "of ACM's two, the paper's table showing per measure the mean and TRisk; "
+                    "placed as table* where it is wider, saying so) or page (table*; the "
+                    "paper's table shows URisk too)")
     ev.add_argument("--caption", help="latex: the table's caption, plain text (LaTeX's special "
                     "characters are escaped; default: says what it shows)")
     ev.add_argument("--label", help="latex: the table's \\label")

@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from lgb_risk._validation import check_choice
 from lgb_risk.risk import TESTS
 from lgb_risk.significance import CORRECTIONS
 
@@ -61,6 +62,101 @@ def _direction(column: str, measures: set) -> str | None:
     return BETTER.get(field)
 
 
+#: A column's header by its field (the long layout's names; the wide layout's
+#: ``MEASURE_FIELD_aALPHA`` adds the measure and α): what a reader of the paper sees.
+HEADERS = {"run": "Run", "system": "Run", "measure": "Measure", "alpha": r"$\alpha$",
+           "topics": "Topics", "missing": "Missing", "mean": "Mean", "zrisk": "ZRisk",
+           "georisk": "GeoRisk", "tstar_risk": "T*Risk", "urisk": "URisk", "trisk": "TRisk",
+           "trisk_se": "SE", "trisk_p": "$p$", "zrisk_baseline": "ZRisk (base)",
+           "georisk_baseline": "GeoRisk (base)", "wins": "Wins", "losses": "Losses",
+           "ties": "Ties"}
+
+
+def column_header(name: str) -> str:
+    r"""The header a column is printed under, in LaTeX: ``trisk_p_holm`` is ``$p$ (Holm)``,
+    ``ndcg@20_trisk_a5`` is ``NDCG@20 TRisk ($\alpha$=5)``, ``loss_gt_20`` is
+    ``Losses $>$20\%``; a measure's own column its label (``NDCG@20``).
+
+    >>> column_header("trisk_p_holm"), column_header("ndcg@20_urisk_a5")
+    ('$p$ (Holm)', 'NDCG@20 URisk ($\\alpha$=5)')
+    """
+    from lgb_risk import measures as registry
+
+    field, measure, alpha = _field(name)
+    if field.startswith("trisk_p_"):
+        method = field.removeprefix("trisk_p_")
+        text = f"$p$ ({CORRECTIONS.get(method, method).split('-')[0]})"
+    elif field.startswith("loss_gt_"):
+        text = f"Losses $>${field.removeprefix('loss_gt_')}\\%"
+    elif field in HEADERS:
+        text = HEADERS[field]
+    else:
+        try:
+            text = escape(registry.parse(field).label)
+        except ValueError:
+            text = escape(field)
+    if measure is None:
+        return text
+    try:
+        shown = registry.parse(measure).label
+    except ValueError:
+        shown = measure
+    return f"{escape(shown)} {text} ($\\alpha$={alpha})"
+
+
+#: Widths of Times-Roman's characters in thousandths of an em (Adobe's font metrics), to
+#: estimate a table's printed width in ACM sigconf's 9-pt Times; another character counts as
+#: a capital M would (an over-estimate).
+_TIMES_WIDTHS = {
+    **dict(zip("abcdefghijklmnopqrstuvwxyz", (444, 500, 444, 500, 444, 333, 500, 500, 278, 278,
+                                              500, 278, 778, 500, 500, 500, 500, 333, 389, 278,
+                                              500, 500, 722, 500, 500, 444))),
+    **dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", (722, 667, 667, 722, 611, 556, 722, 722, 333, 389,
+                                              722, 611, 889, 722, 722, 556, 722, 667, 556, 611,
+                                              722, 722, 944, 722, 722, 611))),
+    **dict.fromkeys("0123456789", 500), " ": 250, ".": 250, ",": 250, ":": 278, ";": 278,
+    "-": 333, "–": 500, "_": 360, "@": 921, "(": 333, ")": 333, "[": 333, "]": 333, "*": 500,
+    "=": 564, ">": 564, "<": 564, "%": 833, "/": 278, "'": 333, "+": 564, "&": 778, "#": 500,
+    "−": 564, "α": 520, "$": 0,
+}
+_TABLE_FONT_PT = 9.0
+#: The space either side of a column; LaTeX's default is 6 pt, which a paper's tables often
+#: narrow so that they take one column.
+_TABCOLSEP_PT = 4.0
+#: Measured against pdflatex, the estimate falls short by up to 1.5% (math spacing, bold
+#: text): a table is placed in one column when its estimate, this much larger, fits.
+_ESTIMATE_MARGIN = 1.02
+#: ACM sigconf: a column is 241 pt wide, the text (both columns) 506 pt.
+WIDTHS_PT = {"column": 241.0, "page": 506.0}
+
+
+def _text_width(latex: str) -> float:
+    """The estimated printed width (pt) of a cell or header of this module's LaTeX."""
+    text = re.sub(r"\\rlap\{\$.*?\$\}", "", latex)  # marks take no width
+    text = text.replace("$-$", "−").replace(r"\alpha", "α").replace("--", "–")
+    text = re.sub(r"\\([%_&#$])", r"\1", text)  # an escaped character, printed
+    text = re.sub(r"\\[a-zA-Z]+\*? ?", "", text).replace("{", "").replace("}", "")
+    return _TABLE_FONT_PT * sum(_TIMES_WIDTHS.get(c, 889) for c in text) / 1000.0
+
+
+def estimated_width(cells: Sequence[Sequence[str]],
+                    groups: Sequence[tuple[str, int]] | None = None) -> float:
+    """The estimated width (pt) of a tabular whose rows (the header first) are ``cells``, with
+    ``groups`` of (header, columns spanned) above them: each column as wide as its widest
+    cell plus \tabcolsep on each side, a group at least as wide as its header."""
+    n = len(cells[0]) if cells else 0
+    widths = [max(_text_width(row[c]) for row in cells) + 2 * _TABCOLSEP_PT for c in range(n)]
+    widths = [w * _ESTIMATE_MARGIN for w in widths]
+    start = 0
+    for text, span in groups or ():
+        spanned = sum(widths[start:start + span])
+        needed = _text_width(text) + 2 * _TABCOLSEP_PT
+        if needed > spanned:
+            widths[start + span - 1] += needed - spanned
+        start += span
+    return sum(widths)
+
+
 def _number(value: Any) -> float | None:
     if value is None or isinstance(value, (str, bool)):
         return None
@@ -77,27 +173,40 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
                 marks: Mapping[str, tuple[Sequence[Any], str]] | None = None,
                 digits: Mapping[str, int] | None = None, label: str | None = None,
                 header_groups: Sequence[tuple[str, int]] | None = None,
-                test: str = "t") -> str:
-    """A ``table`` environment with a booktabs ``tabular`` of ``table`` (column name -> values).
+                test: str = "t", placement: str = "auto", baseline: str | None = None,
+                directional: Mapping[str, tuple[Sequence[Any], Sequence[float]]] | None = None,
+                directional_meaning: str = "") -> str:
+    """A ``table`` (or ``table*``) environment with a booktabs ``tabular`` of ``table``
+    (column name -> values).
 
     Numbers get ``decimals`` digits (counts none); the best value of each column whose
-    direction :data:`BETTER` declares is in bold, within each measure and α of the long layout
-    (all rows of the wide one); a TRisk value whose p-value (the corrected one, where the table
-    has a ``trisk_p_METHOD`` column) is below ``level`` gets a dagger, explained in the caption
-    with the test and the correction. Missing values print as ``--``. The output needs
-    ``\\usepackage{booktabs}``.
+    direction :data:`BETTER` declares is in bold (its minus sign too), within each measure and
+    α of the long layout (all rows of the wide one), the ``baseline`` run's rows left out: they
+    are printed as the baseline, ``NAME (baseline)``. A TRisk value whose p-value (the
+    corrected one, where the table has a ``trisk_p_METHOD`` column) is below ``level`` is
+    marked ▲ (TRisk > 0: better than the baseline) or ▼ (worse), explained in the caption with
+    the test and the correction. Missing values print as
+    ``--``. Every column is printed under :func:`column_header` unless ``headers`` names it
+    (LaTeX, as given). The output needs ``\\usepackage{booktabs}`` (and ``amssymb`` for
+    ``directional`` marks), as its first line says.
 
-    ``headers`` prints a column under another name (LaTeX, as given); ``better`` gives a
-    column's direction (``"higher"``/``"lower"``) where its name does not; ``marks`` maps a
-    column to (the p-values of its rows, the test and correction in words): a value whose p-value
-    is below ``level`` gets that column's mark (‡, §, ¶ in turn), which the caption explains;
-    ``digits`` sets a column's number of decimals. ``header_groups`` adds a row above the
-    headers, (text, number of columns) from the left, ruled under each group. The caption comes
-    above the table (ACM's and most proceedings' style), followed by ``label``. Negative numbers
-    print with a minus sign (``$-$``), and marks take no width (``\\rlap``), so that
-    right-aligned columns of equal decimals align on the decimal point. ``test`` names the test
-    of the TRisk p-values in the legend (:data:`lgb_risk.risk.TESTS`).
+    ``better`` gives a column's direction (``"higher"``/``"lower"``) where its name does not;
+    ``marks`` maps a column to (the p-values of its rows, the test and correction in words): a
+    value whose p-value is below ``level`` gets that column's mark (‡, §, ¶ in turn), which the
+    caption explains; ``directional`` maps a column to (p-values, signed differences from the
+    baseline): a significant value is marked ▲ (above the baseline) or ▼ (below), explained by
+    ``directional_meaning``. ``digits`` sets a column's number of decimals. ``header_groups``
+    adds a row above the headers, (text, number of columns) from the left, ruled under each
+    group. The caption comes above the table (ACM's and most proceedings' style), followed by
+    ``label``. Negative numbers print with a minus sign (``$-$``), and marks take no width
+    (``\\rlap``), so that right-aligned columns of equal decimals align on the decimal point.
+    ``test`` names the test of the TRisk p-values in the legend (:data:`lgb_risk.risk.TESTS`).
+    ``placement``: ``"column"`` (``table``), ``"page"`` (``table*``, both columns of a
+    two-column page) or ``"auto"``: ``table`` where the estimated width
+    (:func:`estimated_width`, in ACM sigconf's 9-pt Times) fits one column of
+    :data:`WIDTHS_PT`, else ``table*``.
     """
+    check_choice(placement, "placement", ("auto", "column", "page"))
     names = list(table)
     lengths = {name: len(table[name]) for name in names}
     if len(set(lengths.values())) > 1:
@@ -109,18 +218,21 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
                                                     for column, value in (digits or {}).items())]:
         _check_places(places, name)
     n_rows = next(iter(lengths.values()), 0)
-    for name, (p_values, _) in (marks or {}).items():
-        if name not in lengths:
-            raise ValueError(f"marks names column {name!r}, which the table does not have "
-                             f"(it has {', '.join(map(repr, names))})")
-        if len(p_values) != n_rows:
-            raise ValueError(f"marks[{name!r}] has {len(p_values)} p-values for {n_rows} rows; "
-                             "give one per row (None where there is no test)")
-        _check_p_values(p_values, f"marks[{name!r}]")
+    for kind, given in (("marks", marks), ("directional", directional)):
+        for name, (p_values, _) in (given or {}).items():
+            if name not in lengths:
+                raise ValueError(f"{kind} names column {name!r}, which the table does not have "
+                                 f"(it has {', '.join(map(repr, names))})")
+            if len(p_values) != n_rows:
+                raise ValueError(f"{kind}[{name!r}] has {len(p_values)} p-values for {n_rows} "
+                                 "rows; give one per row (None where there is no test)")
+            _check_p_values(p_values, f"{kind}[{name!r}]")
     for name in names:
         if _field(name)[0].startswith("trisk_p"):
             _check_p_values(table[name], f"column {name!r}")
     rows = list(zip(*(list(table[name]) for name in names)))
+    base_rows = {r for r, row in enumerate(rows) if baseline is not None and names
+                 and str(row[0]) == str(baseline)}
     measures = {str(value) for value in table.get("measure", [])}
     measures |= {name for name in names if _field(name)[1] is None and "@" in name}
     group_by = [i for i, name in enumerate(names) if name in ("measure", "alpha")]
@@ -134,13 +246,14 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
         if direction is None:
             continue
         for members in groups.values():
-            numbers = [(_number(rows[r][c]), r) for r in members]
+            numbers = [(_number(rows[r][c]), r) for r in members if r not in base_rows]
             values = [(v, r) for v, r in numbers if v is not None]
             if values:
                 best = (max if direction == "higher" else min)(v for v, _ in values)
                 bold |= {(r, c) for v, r in values if v == best}
     daggers, correction = _significant_trisk(names, rows, level)
-    marked: dict = {cell: [r"\dagger"] for cell in daggers}  # (row, column) -> its marks
+    marked: dict = {(r, c): [r"\blacktriangle" if float(rows[r][c]) > 0 else
+                             r"\blacktriangledown"] for r, c in daggers}  # (row, col) -> marks
     explained = []
     symbols: dict = {}  # one mark per test: columns tested alike share it
     for name, (p_values, meaning) in (marks or {}).items():
@@ -153,6 +266,15 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
         for r, p in enumerate(p_values):
             if _number(p) is not None and float(p) < level:
                 marked.setdefault((r, c), []).append(symbols[meaning])
+    for name, (p_values, signs) in (directional or {}).items():
+        c = names.index(name)
+        for r, (p, sign) in enumerate(zip(p_values, signs)):
+            if _number(p) is not None and float(p) < level and _number(sign):
+                marked.setdefault((r, c), []).append(
+                    r"\blacktriangle" if float(sign) > 0 else r"\blacktriangledown")
+    if directional and directional_meaning:
+        explained.append(rf"$\blacktriangle$/$\blacktriangledown$: {directional_meaning}, "
+                         rf"$p < {level:g}$.")
 
     counts = [_field(name)[0] in ("wins", "losses", "ties", "topics", "missing")
               or _field(name)[0].startswith("loss_gt_") for name in names]
@@ -161,7 +283,9 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
         value = rows[r][c]
         number = _number(value)
         if number is None:
-            text = escape(value) if isinstance(value, str) else "--"
+            text = escape(_shown_value(names[c], value)) if isinstance(value, str) else "--"
+            if c == 0 and r in base_rows:
+                text += " (baseline)"
         elif names[c] in (digits or {}):
             text = f"{number:.{(digits or {})[names[c]]}f}"
         elif counts[c] or isinstance(value, int):
@@ -171,12 +295,14 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
         if number is not None and text.startswith("-"):
             text = "$-$" + text[1:]
         if (r, c) in bold:
-            text = rf"\textbf{{{text}}}"
+            text = (r"\textbf{\boldmath " if text.startswith("$") else r"\textbf{") + text + "}"
         symbols = marked.get((r, c), ())
         return text + (r"\rlap{$^{" + "".join(symbols) + "}$}" if symbols else "")
 
     numeric = [any(_number(row[c]) is not None for row in rows) for c in range(len(names))]
     spec = "".join("r" if is_number else "l" for is_number in numeric)
+    header_cells = [(headers or {}).get(name) or column_header(name) for name in names]
+    body_cells = [[cell(r, c) for c in range(len(names))] for r in range(len(rows))]
     heading = [r"\toprule"]
     if header_groups:
         if sum(span for _, span in header_groups) != len(names):
@@ -189,28 +315,51 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
                 rules.append(rf"\cmidrule(lr){{{start}-{start + span - 1}}}")
             start += span
         heading += [" & ".join(cells) + r" \\", " ".join(rules)]
-    heading += [" & ".join((headers or {}).get(name) or escape(name) for name in names)
-                + r" \\", r"\midrule"]
-    body = [" & ".join(cell(r, c) for c in range(len(names))) + r" \\"
-            for r in range(len(rows))]
+    heading += [" & ".join(header_cells) + r" \\", r"\midrule"]
+    body = [" & ".join(row) + r" \\" for row in body_cells]
+    if len(base_rows) == 1 and not group_by:  # the baseline first, ruled off the runs
+        (base_row,) = base_rows
+        body = [body[base_row], r"\midrule", *body[:base_row], *body[base_row + 1:]]
     legend = [caption] if caption else []
     if any(directions.values()):
         legend.append("Bold: the best value of each column" + (" for each measure and $\\alpha$"
-                                                               if group_by else "") + ".")
+                                                               if group_by else "")
+                      + (" among the runs compared to the baseline" if base_rows else "")
+                      + ".")
     if daggers:
         how = (f", {CORRECTIONS.get(correction, correction)}-corrected over the runs compared "
                "to the baseline" if correction else ", uncorrected")
-        legend.append(rf"$^\dagger$: {TESTS[test]} against the baseline, "
+        legend.append(rf"$\blacktriangle$/$\blacktriangledown$ on TRisk: significantly "
+                      rf"better/worse than the baseline by {TESTS[test]}, "
                       rf"$p < {level:g}${how}.")
     legend += explained
-    lines = [r"\begin{table}", r"\centering"]
+    width = estimated_width([header_cells, *body_cells], header_groups)
+    wide = placement == "page" or (placement == "auto" and width > WIDTHS_PT["column"])
+    environment = "table*" if wide else "table"
+    packages = "booktabs,amssymb" if directional or daggers else "booktabs"
+    lines = [rf"% needs \usepackage{{{packages}}}; about {width:.0f} pt wide (ACM sigconf: a "
+             f"column {WIDTHS_PT['column']:.0f} pt, the page {WIDTHS_PT['page']:.0f} pt)",
+             rf"\begin{{{environment}}}", r"\centering"]
     if legend:
         lines.append(r"\caption{" + " ".join(legend) + "}")
     if label:
         lines.append(rf"\label{{{label}}}")
-    lines += [rf"\begin{{tabular}}{{{spec}}}", *heading, *body, r"\bottomrule",
-              r"\end{tabular}", r"\end{table}"]
+    lines += [rf"\setlength{{\tabcolsep}}{{{_TABCOLSEP_PT:g}pt}}",
+              rf"\begin{{tabular}}{{{spec}}}", *heading, *body, r"\bottomrule",
+              r"\end{tabular}", rf"\end{{{environment}}}"]
     return "\n".join(lines) + "\n"
+
+
+def _shown_value(column: str, value: str) -> str:
+    """A text cell as the table shows it: a measure by its label (``NDCG@20``)."""
+    if column == "measure":
+        from lgb_risk import measures as registry
+
+        try:
+            return registry.parse(value).label
+        except ValueError:
+            return value
+    return value
 
 
 def _check_places(places: Any, name: str) -> None:
@@ -238,15 +387,18 @@ def summary_latex(summary: Mapping[str, Sequence[Any]], measures: Sequence[str],
                   alpha: float, baseline: str | None = None, correction: str | None = None,
                   labels: Mapping[str, str] | None = None, decimals: int = 3,
                   caption: str | None = None, label: str | None = None,
-                  level: float = 0.05, test: str = "t") -> str:
+                  level: float = 0.05, test: str = "t", span: str = "column") -> str:
     """The table a paper shows from a wide summary (:func:`lgb_risk.trec.summary_table`,
-    ``lgb-risk evaluate``): a row per run; per measure its mean and, against ``baseline``,
-    URisk and TRisk at ``alpha``, under a header naming the measure. With a baseline, a mean
-    whose difference from the baseline's is significant (the paired t-test, which is TRisk's at
-    α = 0: the summary must hold α = 0) is marked ‡, and a significant TRisk †, both after
-    ``correction`` when the summary holds its corrected p-values; ``test`` names the test the
-    summary's p-values come from (:data:`lgb_risk.risk.TESTS`). ``labels`` gives a measure's
-    display name (default the registry's, ``NDCG@20``).
+    ``lgb-risk evaluate``): a row per run, the ``baseline``'s first; per measure its mean and,
+    against the baseline, TRisk at ``alpha`` (``span="column"``, a table for one column of a
+    two-column page) or URisk and TRisk (``span="page"``, a ``table*`` across both), under a
+    header naming the measure. A value whose difference from the baseline is significant is
+    marked ▲ (above the baseline) or ▼ (below): a mean by the paired test of the per-topic
+    differences (TRisk's at α = 0: the summary must hold α = 0), TRisk by its own test, both
+    after ``correction`` when the summary holds its corrected p-values; ``test`` names the test
+    the summary's p-values come from (:data:`lgb_risk.risk.TESTS`). ``labels`` gives a
+    measure's display name (default the registry's, ``NDCG@20``). A one-column table that is
+    estimated wider than the column (long run names, many measures) is placed as ``table*``.
 
     >>> none = float("nan")  # the baseline's own row
     >>> summary = {"run": ["bm25", "mine"], "topics": [50, 50], "ndcg@20": [0.20, 0.25],
@@ -254,49 +406,68 @@ def summary_latex(summary: Mapping[str, Sequence[Any]], measures: Sequence[str],
     ...            "ndcg@20_trisk_p_a5": [none, 0.23], "ndcg@20_trisk_p_a0": [none, 0.01]}
     >>> text = summary_latex(summary, ["ndcg@20"], alpha=5, baseline="bm25")
     >>> print(next(line for line in text.splitlines() if line.startswith("mine")))
-    mine & \\textbf{0.250}\\rlap{$^{\\ddagger}$} & \\textbf{$-$0.010} & \\textbf{$-$1.20} \\\\
+    mine & \\textbf{0.250}\\rlap{$^{\\blacktriangle}$} & \\textbf{\\boldmath $-$1.20} \\\\
     """
     from lgb_risk import measures as registry
 
+    check_choice(span, "span", ("column", "page"))
     names = list(summary["run"])
     alpha_text = f"{alpha:g}"
     table: dict = {"run": names}
     headers = {"run": "Run"}
     groups: list = [("", 1)]
-    marks: dict = {}
+    directional: dict = {}
     suffix = f"_{correction}" if correction else ""
+    fields = (("trisk", "TRisk"),) if span == "column" else (("urisk", "URisk"),
+                                                              ("trisk", "TRisk"))
+    base_row = names.index(baseline) if baseline in names else None
+    compared = False
     for m in measures:
-        shown = (labels or {}).get(m) or registry.parse(m).label
-        table[m] = list(summary[m])
+        shown = (labels or {}).get(m) or escape(registry.parse(m).label)
+        means = list(summary[m])
+        table[m] = means
         headers[m] = "Mean"
         columns = 1
-        if baseline is not None and f"{m}_urisk_a{alpha_text}" in summary:
-            for field, head in (("urisk", "URisk"), ("trisk", "TRisk")):
+        if baseline is not None and f"{m}_trisk_a{alpha_text}" in summary:
+            compared = True
+            for field, head in fields:
                 table[f"{m}_{field}_a{alpha_text}"] = list(summary[f"{m}_{field}_a{alpha_text}"])
                 headers[f"{m}_{field}_a{alpha_text}"] = head
                 columns += 1
-            corrected = (f", {CORRECTIONS.get(correction, correction)}-corrected over the "
-                         "runs compared to the baseline" if correction else "")
             p_means = summary.get(f"{m}_trisk_p{suffix}_a0")
-            if p_means is not None:
-                means_test = ("paired $t$-test" if test == "t" else
-                              "paired randomisation test (9,999 sign flips, seeded)")
-                marks[m] = (list(p_means), f"{means_test} of the difference from the "
-                            f"baseline's mean{corrected}")
+            if p_means is not None and base_row is not None:
+                differences = [float(v) - float(means[base_row]) for v in means]
+                directional[m] = (list(p_means), differences)
             p_trisk = summary.get(f"{m}_trisk_p{suffix}_a{alpha_text}")
             if p_trisk is not None:
-                marks[f"{m}_trisk_a{alpha_text}"] = (
-                    list(p_trisk), f"{TESTS[test]} against the baseline{corrected}")
-        groups.append((escape(shown), columns))
-    measures_text = ", ".join((labels or {}).get(m) or registry.parse(m).label for m in measures)
-    compared = any(name.endswith(f"_urisk_a{alpha_text}") for name in table)
+                directional[f"{m}_trisk_a{alpha_text}"] = (
+                    list(p_trisk), list(summary[f"{m}_trisk_a{alpha_text}"]))
+        groups.append((shown, columns))
+    measures_text = _and((labels or {}).get(m) or escape(registry.parse(m).label)
+                         for m in measures)
+    risk_text = "TRisk" if span == "column" else "URisk and TRisk"
     if caption is None:
         caption = f"Mean {measures_text} of each run" + (
-            f" and, against {escape(baseline)}, URisk and TRisk at $\\alpha = {alpha_text}$"
+            f" and, against {escape(baseline)}, {risk_text} at $\\alpha = {alpha_text}$"
             if baseline is not None and compared else "") + "."
+    corrected = (f", {CORRECTIONS.get(correction, correction)}-corrected over the runs "
+                 "compared to the baseline" if correction else "")
+    means_test = ("the paired $t$-test" if test == "t" else
+                  "the paired randomisation test (9,999 sign flips, seeded)")
+    meaning = (f"significantly above/below the baseline (a mean by {means_test} of the "
+               f"per-topic differences, TRisk by {TESTS[test]}{corrected})")
     digits = {name: min(decimals, 2) for name in table if _field(name)[0] == "trisk"}
     return latex_table(table, decimals=decimals, level=level, caption=caption, headers=headers,
-                       marks=marks, label=label, header_groups=groups, digits=digits)
+                       label=label, header_groups=groups, digits=digits,
+                       placement="auto" if span == "column" else "page",
+                       baseline=baseline if base_row is not None else None,
+                       directional=directional, directional_meaning=meaning)
+
+
+def _and(items: Any) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 #: The marks of ``latex_table(marks=...)``, in the order the columns are given.

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from lgb_risk._typing import PerQuery
 
 __all__ = ["win_loss_histogram", "trisk_by_alpha", "georisk_by_alpha", "tr_tj_per_query",
-           "risk_reward", "write_run_figures", "RELATIVE_BINS"]
+           "risk_reward", "run_figures", "write_run_figures", "save_figures", "print_style",
+           "RELATIVE_BINS", "FIGURE_SIZES"]
 
 #: Bins of the relative change (M − M_b) / M_b, in %: losses and wins of more than 10%, 25% and
 #: 50% (a change within ±10% in the middle); the outer edges close the two end bins.
@@ -58,7 +59,8 @@ def _runs(systems: Mapping[str, PerQuery] | PerQuery) -> dict:
 
 def win_loss_histogram(systems: Mapping[str, PerQuery] | PerQuery, baseline: PerQuery, *,
                        ax: Any = None, relative: bool = True, bins: Sequence[float] | None = None,
-                       measure: str = "NDCG@20", baseline_name: str = "the baseline") -> Any:
+                       measure: str = "NDCG@20", baseline_name: str = "the baseline",
+                       title: bool = False) -> Any:
     """How many queries each run wins or loses against the baseline, by how much.
 
     ``relative``: the change (M − M_b) / M_b in %, binned by :data:`RELATIVE_BINS` (queries
@@ -68,7 +70,9 @@ def win_loss_histogram(systems: Mapping[str, PerQuery] | PerQuery, baseline: Per
     (M = M_b) in a bar of their own at 0, where the dotted line is: no bar mixes wins and
     losses, so ``bins`` must have 0 as an edge. Changes beyond the outer edges count in the end
     bins. Several runs (a mapping name -> per-query values) are drawn side by side in each bin;
-    a single run is named in the legend.
+    a single run is named in the legend. Each run's bars have their own hatching besides their
+    colour (they stay apart in greyscale); bins are written with minus signs. ``title``: a
+    title naming the measure and the baseline (a paper's caption says it instead).
 
     >>> ax = win_loss_histogram({"run": [0.5, 0.2, 0.9]}, [0.4, 0.3, 0.3])
     >>> [int(p.get_height()) for p in ax.patches if p.get_height()]
@@ -92,23 +96,34 @@ def win_loss_histogram(systems: Mapping[str, PerQuery] | PerQuery, baseline: Per
         zero = (len(edges) - 2) / 2
     else:
         losses, wins = _signed_edges(np.concatenate(list(changes.values())), bins)
-        labels = [f"{a:+.3g}..{b:+.3g}" for a, b in zip(losses[:-1], losses[1:])] + ["0"] + [
-            f"{a:+.3g}..{b:+.3g}" for a, b in zip(wins[:-1], wins[1:])]
+        labels = [_minus(f"{a:+.3g}…{b:+.3g}") for a, b in zip(losses[:-1], losses[1:])] + [
+            "0"] + [_minus(f"{a:+.3g}…{b:+.3g}") for a, b in zip(wins[:-1], wins[1:])]
         count = _signed_counts(losses, wins)
         zero = len(losses) - 1
     width = 0.8 / len(changes)
     positions = np.arange(len(labels))
     for i, (name, change) in enumerate(changes.items()):
-        ax.bar(positions - 0.4 + width * (i + 0.5), count(change), width, label=name)
+        ax.bar(positions - 0.4 + width * (i + 0.5), count(change), width, label=name,
+               hatch=_HATCHES[i % len(_HATCHES)], edgecolor="black", linewidth=0.4)
     ax.set_xticks(positions)
-    ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
+    ax.set_xticklabels(labels, rotation=30, ha="right")
     ax.axvline(zero, color="grey", linestyle=":", linewidth=0.8)
     what = "relative change of" if relative else "change of"
     ax.set_xlabel(f"{what} {measure} against {baseline_name}" + (" (%)" if relative else ""))
     ax.set_ylabel("queries")
-    ax.set_title(f"Wins and losses against {baseline_name} ({measure})")
+    if title:
+        ax.set_title(f"Wins and losses against {baseline_name} ({measure})")
     _legend(ax)
     return ax
+
+
+#: Hatching of each run's bars, in turn (the first plain): bars stay apart in greyscale.
+_HATCHES = ("", "////", "....", "xxxx", "\\\\", "oo", "++", "--")
+
+
+def _minus(text: str) -> str:
+    """``text`` with its hyphen-minus signs as true minus signs (U+2212)."""
+    return text.replace("-", "\u2212")
 
 
 def _relative_counts(edges: np.ndarray):
@@ -156,15 +171,15 @@ def _file_stem(name: str) -> str:
 def _relative_labels(edges: np.ndarray) -> list[str]:
     inner = edges[1:-1]
     labels = [f"< {inner[0]:g}"]
-    labels += [f"{a:g}..{b:g}" for a, b in zip(inner[:-1], inner[1:])]
+    labels += [f"{a:g}…{b:g}" for a, b in zip(inner[:-1], inner[1:])]
     labels.append(f"> {inner[-1]:g}")
-    return labels
+    return [_minus(label) for label in labels]
 
 
 def trisk_by_alpha(systems: Mapping[str, PerQuery] | PerQuery, baseline: PerQuery,
                    alphas: Sequence[float] = (0, 1, 2, 5, 10), *, ax: Any = None,
                    measure: str = "NDCG@20", baseline_name: str = "the baseline",
-                   correction: str | None = None) -> Any:
+                   correction: str | None = None, title: bool = False) -> Any:
     """TRisk of each run against the baseline at each evaluation α, with the band
     −2 < TRisk < 2 in which the difference is not significant at about 0.05, uncorrected
     ([TR] Fig. 1). With ``correction`` (the method a table's marks use) the figure says that
@@ -183,24 +198,25 @@ def trisk_by_alpha(systems: Mapping[str, PerQuery] | PerQuery, baseline: PerQuer
     ax.axhspan(-2, 2, color="grey", alpha=0.15, linewidth=0, label=band)
     ax.axhline(0, color="grey", linewidth=0.8)
     ax.set_ylabel(f"TRisk ({measure})\nagainst {baseline_name}")
-    ax.set_title(f"TRisk against {baseline_name} by α ({measure})")
+    if title:
+        ax.set_title(f"TRisk against {baseline_name} by α ({measure})")
     _legend(ax)
     return ax
 
 
 #: Each run's marker and line style besides its colour (overlapping lines stay apart in
 #: print and for colour-blind readers).
-_STYLES = [{"marker": marker, "linestyle": style, "markersize": 4}
-           for marker, style in zip("osD^vPX*<>", ["-", "--", "-.", ":"] * 3)]
+LINE_STYLES: list[dict[str, Any]] = [{"marker": marker, "linestyle": style, "markersize": 4}
+               for marker, style in zip("osD^vPX*<>", ["-", "--", "-.", ":"] * 3)]
 
 
 def _legend(ax: Any) -> None:
     """The legend beside the axes when the runs are many (it would sit on the lines), else in
     the axes' emptiest corner."""
     if len(ax.get_legend_handles_labels()[0]) > 4:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     else:
-        ax.legend(fontsize=7)
+        ax.legend()
 
 
 def _by_alpha(ax: Any, systems: Any, baseline: PerQuery, alphas: Sequence[float],
@@ -215,7 +231,7 @@ def _by_alpha(ax: Any, systems: Any, baseline: PerQuery, alphas: Sequence[float]
                              "undefined at every α (e.g. TRisk where every query has the same "
                              "risk-weighted difference, as when the run equals the baseline): "
                              "there is no line to draw")
-        style = _STYLES[len(ax.lines) % len(_STYLES)]
+        style = LINE_STYLES[len(ax.lines) % len(LINE_STYLES)]
         ax.plot(alphas, line, label=name, **style)
     ax.set_xticks(alphas)
     ax.set_xticklabels([f"{a:g}" for a in alphas])
@@ -225,7 +241,8 @@ def _by_alpha(ax: Any, systems: Any, baseline: PerQuery, alphas: Sequence[float]
 
 def georisk_by_alpha(systems: Mapping[str, PerQuery] | PerQuery, baseline: PerQuery,
                      alphas: Sequence[float] = (0, 1, 2, 5, 10), *, ax: Any = None,
-                     measure: str = "NDCG@20", baseline_name: str = "the baseline") -> Any:
+                     measure: str = "NDCG@20", baseline_name: str = "the baseline",
+                     title: bool = False) -> Any:
     """GeoRisk of each run against the baseline (the run's row of the matrix [run; baseline],
     [GEO] Eq. 7) at each evaluation α.
 
@@ -235,18 +252,21 @@ def georisk_by_alpha(systems: Mapping[str, PerQuery] | PerQuery, baseline: PerQu
     """
     ax = _by_alpha(ax, systems, baseline, alphas, risk.georisk_against)
     ax.set_ylabel(f"GeoRisk ({measure}) against\n{baseline_name} (higher is better)")
-    ax.set_title(f"GeoRisk against {baseline_name} by α ({measure})")
+    if title:
+        ax.set_title(f"GeoRisk against {baseline_name} by α ({measure})")
     _legend(ax)
     return ax
 
 
 def tr_tj_per_query(system: PerQuery, baseline: PerQuery, alpha: float = 5.0, *,
                     ax: Any = None, measure: str = "NDCG@10", name: str = "the system",
-                    baseline_name: str = "the baseline") -> Any:
-    """Every query's TR_q (bars, red below −2: a significant loss) and TJ_q (line), sorted by
-    TR_q, against the baseline at α, with the ±2 thresholds ([TR] §5). Where the values carry
-    topic ids (pandas Series), the axis names the topics: every one up to 60 topics, else those
-    below −2.
+                    baseline_name: str = "the baseline", title: bool = False) -> Any:
+    """Every query's TR_q (bars; hatched and red below −2, a significant loss) and TJ_q (an
+    orange dashed line, with markers up to 100 queries, apart from the bars' edge), sorted by
+    TR_q, against the baseline
+    at α, with the ±2 thresholds ([TR] §5); the legend gives the run's TRisk. Where the values
+    carry topic ids (pandas Series), the axis names the topics: every one up to
+    :data:`TOPIC_LABELS`, else those below −2 (as many as fit).
 
     >>> ax = tr_tj_per_query([0.5, 0.2, 0.9, 0.4], [0.4, 0.3, 0.6, 0.4], 1)
     >>> len(ax.lines[0].get_ydata())  # TJ_q of the four queries
@@ -259,40 +279,49 @@ def tr_tj_per_query(system: PerQuery, baseline: PerQuery, alpha: float = 5.0, *,
     tr_sorted = t.tr[order]
     below = tr_sorted < -2
     # Bars of full width, touching: red where TR_q < −2, blue elsewhere.
-    for where, colour, label in ((~below, "tab:blue", "$TR_q$"),
-                                 (below, "tab:red", "$TR_q < -2$")):
+    for where, colour, hatch, label in ((~below, "tab:blue", "", "$TR_q$"),
+                                        (below, "tab:red", "////", "$TR_q < -2$")):
         if where.any():
-            ax.bar(x[where], tr_sorted[where], width=1.0, color=colour, linewidth=0,
-                   label=label)
-    ax.plot(x, t.tj[order], color="black", linewidth=0.8, label="$TJ_q$")
+            ax.bar(x[where], tr_sorted[where], width=1.0, color=colour, hatch=hatch,
+                   edgecolor="white" if hatch else colour, linewidth=0, label=label)
+    ax.plot(x, t.tj[order], color="tab:orange", linewidth=1.0, linestyle="--",
+            marker="o" if order.size <= 100 else None, markersize=2.5, label="$TJ_q$")
     for level in (-2, 2):
         ax.axhline(level, color="grey", linestyle=":")
     ax.set_xlim(-0.5, order.size - 0.5)
     topics: Any = getattr(system, "index", None) if hasattr(system, "iloc") else None
     if topics is not None and len(topics) == order.size:  # a pandas Series's topic ids
-        shown = x if order.size <= 60 else x[below][:30]
+        shown = x if order.size <= TOPIC_LABELS else x[below][:TOPIC_LABELS]
         ax.set_xticks(shown)
-        ax.set_xticklabels([str(topics[order[i]]) for i in shown], rotation=90, fontsize=5)
-        ax.set_xlabel("topics, sorted by $TR_q$")
+        ax.set_xticklabels([str(topics[order[i]]) for i in shown], rotation=90, fontsize=6)
+        ax.set_xlabel("topics, sorted by $TR_q$" + ("" if order.size <= TOPIC_LABELS else
+                                                    " (those below −2 named)"))
     else:
         ax.set_xlabel("queries, sorted by $TR_q$")
     ax.set_ylabel(f"$TR_q$, $TJ_q$ ({measure}, α = {alpha:g})")
-    trisk_text = f"{t.trisk:.2f}".replace("-", "−")  # a minus sign, not a hyphen
-    ax.set_title(f"{name} against {baseline_name}: TRisk {trisk_text}")
-    ax.legend(fontsize=7)
+    trisk_text = _minus(f"{t.trisk:.2f}")
+    if title:
+        ax.set_title(f"{name} against {baseline_name}: TRisk {trisk_text}")
+    ax.legend(title=f"{name}: TRisk {trisk_text}")
     return ax
+
+
+#: Topic labels a TR/TJ figure names at most: rotated 6-pt labels fill a page-wide figure at
+#: about this many.
+TOPIC_LABELS = 50
 
 
 def risk_reward(points: Mapping[str, Sequence[tuple[float, float, float]]], *,
                 reference: tuple[float, float] | None = None, ax: Any = None,
                 measure: str = "NDCG@10", baseline_name: str = "the baseline",
-                reference_name: str = "LambdaMART") -> Any:
+                reference_name: str = "LambdaMART", title: bool = False) -> Any:
     """Risk (x) against Reward (y) of each learner, one point per training α, labelled with it,
     and ``reference``'s (Risk, Reward) marked: left is a learner that loses less to the
     baseline, up one that gains more over it (up and left is better on both; down and left,
     the usual move of a risk-sensitive learner, trades gains for fewer losses).
 
-    ``points`` maps a learner to its ``(alpha, risk, reward)`` triples.
+    ``points`` maps a learner to its ``(alpha, risk, reward)`` triples, drawn as markers and
+    not joined (nothing was measured between two α).
 
     >>> ax = risk_reward({"U-CRO": [(1, 0.02, 0.12), (5, 0.015, 0.11)]}, reference=(0.024, 0.13))
     >>> ax.lines[0].get_xdata().tolist()
@@ -303,17 +332,20 @@ def risk_reward(points: Mapping[str, Sequence[tuple[float, float, float]]], *,
         ordered = sorted(triples)
         risks = [r for _, r, _ in ordered]
         rewards = [w for _, _, w in ordered]
-        style = _STYLES[len(ax.lines) % len(_STYLES)]
+        style = {**LINE_STYLES[len(ax.lines) % len(LINE_STYLES)], "linestyle": "none",
+                 "markersize": 5}
         line = ax.plot(risks, rewards, label=learner, **style)[0]
-        for a, r, w in ordered:
-            ax.annotate(f"α={a:g}", (r, w), textcoords="offset points", xytext=(5, 5),
-                        fontsize=6, color=line.get_color())
+        for i, (a, r, w) in enumerate(ordered):
+            ax.annotate(f"α={a:g}", (r, w), textcoords="offset points",
+                        xytext=(5, 5 if i % 2 == 0 else -9), fontsize=6,
+                        color=line.get_color())
     if reference is not None:
         ax.plot([reference[0]], [reference[1]], marker="*", markersize=12, color="black",
                 linestyle="none", label=reference_name)
     ax.set_xlabel(f"Risk: mean loss max(0, M_b − M) to {baseline_name} ({measure})")
     ax.set_ylabel(f"Reward: mean gain max(0, M − M_b) ({measure})")
-    ax.set_title(f"Risk and reward against {baseline_name} by training α")
+    if title:
+        ax.set_title(f"Risk and reward against {baseline_name} by training α")
     ax.margins(x=0.12, y=0.08)  # room for the α labels inside the axes
     _legend(ax)
     return ax
@@ -323,44 +355,123 @@ def risk_reward(points: Mapping[str, Sequence[tuple[float, float, float]]], *,
 FIGURE_FORMATS = ("pdf", "svg", "png")
 
 
-#: Figure sizes in inches, by where the figure goes: ACM's one column (``figure``) and both
-#: (``figure*``); the text is set in 7 pt at column width.
-FIGURE_SIZES = {"column": (3.33, 3.0), "page": (7.0, 3.4)}
+#: Figure sizes in inches, by where the figure goes: ACM sigconf's one column (``figure``,
+#: 241 pt) and the text width (``figure*``, 506 pt), a little narrower, so that the file's page
+#: is exactly this wide and fits.
+FIGURE_SIZES = {"column": (3.3, 2.6), "page": (7.0, 3.0)}
+
+#: matplotlib's settings for the figures as a paper prints them, by size: fonts embedded as
+#: TrueType (Type 42) in PDF and kept as text in SVG (some submission systems refuse Type 3
+#: fonts), no text below 6 pt at print size, true minus signs.
+PRINT_STYLE: dict[str, dict[str, Any]] = {
+    "column": {"font.size": 7, "axes.labelsize": 7, "xtick.labelsize": 6.5,
+               "ytick.labelsize": 6.5, "legend.fontsize": 6.5, "legend.title_fontsize": 6.5},
+    "page": {"font.size": 8, "axes.labelsize": 8, "xtick.labelsize": 7, "ytick.labelsize": 7,
+             "legend.fontsize": 7, "legend.title_fontsize": 7},
+}
+_EMBEDDED_TEXT: dict[str, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none",
+                  "axes.unicode_minus": True, "svg.hashsalt": "lgb_risk",  # SVG ids not random
+                  "mathtext.default": "regular"}  # TR_q in the text's font: one font to embed
 
 
-def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, *,
-                      alphas: Sequence[float] = (0, 1, 2, 5, 10),
-                      figure_format: str = "png", figure_size: str = "page",
-                      correction: str | None = None) -> list:
-    """The figures of several runs against one of them, as files of ``figure_format`` (pdf,
-    svg or png) sized for ``figure_size`` (:data:`FIGURE_SIZES`) in ``directory``: for each
-    measure (``scores`` maps it to a DataFrame, a row per run and a column per topic) the
-    win/loss histogram of the other runs, TRisk and GeoRisk by α (saying, with
-    ``correction``, that its band is uncorrected), and each run's TR_q/TJ_q at the highest α.
-    Each file is written whole or not at all. Returns the paths.
-    """
-    if figure_format not in FIGURE_FORMATS:
-        raise ValueError(f"figure_format must be one of {', '.join(FIGURE_FORMATS)}, got "
-                         f"{figure_format!r}")
+def print_style(figure_size: str = "page") -> dict:
+    """The matplotlib settings of a figure of ``figure_size`` (:data:`FIGURE_SIZES`), for
+    ``matplotlib.rc_context``: :data:`PRINT_STYLE` and the fonts embedded as text."""
     if figure_size not in FIGURE_SIZES:
         raise ValueError(f"figure_size must be one of {', '.join(FIGURE_SIZES)}, got "
                          f"{figure_size!r}")
+    return {**PRINT_STYLE[figure_size], **_EMBEDDED_TEXT}
+
+
+def run_figures(scores: Mapping[str, Any], baseline: str, *,
+                alphas: Sequence[float] = (0, 1, 5, 10), alpha: float | None = None,
+                figure_size: str = "page", correction: str | None = None,
+                titles: bool = False) -> dict:
+    """The figures of several runs against one of them, drawn at ``figure_size``
+    (:data:`FIGURE_SIZES`) in :func:`print_style`: for each measure (``scores`` maps it to a
+    DataFrame, a row per run and a column per topic) the win/loss histogram of the other runs,
+    TRisk and GeoRisk over ``alphas`` (saying, with ``correction``, that the band is
+    uncorrected), and each run's TR_q/TJ_q at ``alpha`` — by default the last of ``alphas``,
+    the α of ``lgb-risk evaluate``'s LaTeX table, so that a figure and its table agree.
+    ``titles``: a title on each (a paper's caption says it instead).
+
+    Returns ``{file name without its extension: matplotlib Figure}``.
+    """
+    drawers = _run_figure_drawers(scores, baseline, alphas, alpha, correction, titles)
+    return {name: _drawn(draw, figure_size) for name, draw in drawers.items()}
+
+
+def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, *,
+                      alphas: Sequence[float] = (0, 1, 5, 10), alpha: float | None = None,
+                      figure_format: str = "png", figure_size: str = "page",
+                      correction: str | None = None, titles: bool = False,
+                      progress: Any = None) -> list:
+    """:func:`run_figures` written as files of ``figure_format`` (pdf, svg or png) in
+    ``directory`` (:func:`save_figures`: each whole or not at all, the page exactly the
+    figure's size), the figures shared between this process and forked copies of it, one per
+    usable core. ``progress(done, total)`` is called as files are written. Returns the paths.
+    """
+    _check_format(figure_format)
+    print_style(figure_size)  # a bad size is refused before anything is drawn
+    drawers = _run_figure_drawers(scores, baseline, alphas, alpha, correction, titles)
+    return _in_forks(list(drawers), lambda share, report: save_figures(
+        {name: _drawn(drawers[name], figure_size) for name in share}, directory,
+        figure_format, figure_size, progress=report), progress)
+
+
+def _check_format(figure_format: str) -> None:
+    if figure_format not in FIGURE_FORMATS:
+        raise ValueError(f"figure_format must be one of {', '.join(FIGURE_FORMATS)}, got "
+                         f"{figure_format!r}")
+
+
+def _in_forks(names: list, work: Any, progress: Any) -> list:
+    """``work(share, report)`` over shares of ``names`` in this process and forked copies of
+    it, one per usable core (drawing and embedding fonts take a figure a quarter of a second);
+    the results in ``names``' order. ``report(done, total)`` of this process's share stands
+    for every share's."""
+    from lgb_risk._forked import map_in_forks
+    from lgb_risk._machine import usable_cores
+
+    n_shares = max(1, min(usable_cores(), len(names) // 4))
+    shares = [names[i::n_shares] for i in range(n_shares)]
+
+    def report(done: int, _total: int) -> None:
+        if progress is not None:
+            progress(min(len(names), done * n_shares), len(names))
+
+    def run(share: list) -> list:
+        return work(share, report if share is shares[0] else None)
+
+    results = [r for share_results in map_in_forks(run, shares) for r in share_results]
+    by_name = dict(zip((name for share in shares for name in share), results))
+    if progress is not None:
+        progress(len(names), len(names))
+    return [by_name[name] for name in names]
+
+
+def _drawn(draw: Any, figure_size: str) -> Any:
+    """The Figure ``draw()`` makes, in :func:`print_style`, laid out at ``figure_size``."""
     import matplotlib
 
-    with matplotlib.rc_context({"font.size": 7 if figure_size == "column" else 9}):
-        drawn = _draw_run_figures(scores, baseline, alphas, figure_format, correction)
-    return _save_figures(drawn, directory, figure_format, FIGURE_SIZES[figure_size])
+    with matplotlib.rc_context(print_style(figure_size)):
+        return _laid_out(draw(), FIGURE_SIZES[figure_size])
 
 
-def _draw_run_figures(scores, baseline, alphas, figure_format, correction) -> dict:
-    """The figures of :func:`write_run_figures`, drawn: file name -> Axes."""
-    drawn: dict = {}  # file name -> Axes: every figure drawn before any is written
+def _run_figure_drawers(scores, baseline, alphas, alpha, correction, titles) -> dict:
+    """The figures of :func:`run_figures`, each as a function that draws it and returns its
+    Axes: ``{file name: draw}``, checked before any is drawn."""
+    alphas = [float(a) for a in alphas]
+    if not alphas:
+        raise ValueError("alphas: give at least one α")
+    alpha = alphas[-1] if alpha is None else float(alpha)
+    drawers: dict = {}
 
-    def draw(ax: Any, name: str) -> None:
-        if name in drawn:
+    def add(name: str, draw: Any) -> None:
+        if name in drawers:
             raise ValueError(f"two figures would both be written to {name}: give the runs "
                              "names that differ in more than their punctuation")
-        drawn[name] = ax
+        drawers[name] = draw
 
     for measure, table in scores.items():
         if baseline not in table.index:
@@ -375,50 +486,62 @@ def _draw_run_figures(scores, baseline, alphas, figure_format, correction) -> di
             label = registry.parse(measure).label  # NDCG@20
         except ValueError:  # a per-topic table's single score column
             label = measure
+        named = {"measure": label, "baseline_name": baseline, "title": titles}
         stem = _file_stem(measure)
-        suffix = f"{stem}.{figure_format}"
-        draw(win_loss_histogram(others, base, measure=label, baseline_name=baseline),
-             f"win_loss_{suffix}")
-        draw(trisk_by_alpha(others, base, alphas, measure=label, baseline_name=baseline,
-                            correction=correction), f"trisk_by_alpha_{suffix}")
-        draw(georisk_by_alpha(others, base, alphas, measure=label, baseline_name=baseline),
-             f"georisk_by_alpha_{suffix}")
+        add(f"win_loss_{stem}", lambda o=others, b=base, n=named: win_loss_histogram(o, b, **n))
+        add(f"trisk_by_alpha_{stem}", lambda o=others, b=base, n=named: trisk_by_alpha(
+            o, b, alphas, correction=correction, **n))
+        add(f"georisk_by_alpha_{stem}", lambda o=others, b=base, n=named: georisk_by_alpha(
+            o, b, alphas, **n))
         for run, values in others.items():
-            draw(tr_tj_per_query(values, base, max(alphas), measure=label, name=run,
-                                 baseline_name=baseline), f"tr_tj_{_file_stem(run)}_{suffix}")
-    return drawn
+            add(f"tr_tj_{_file_stem(run)}_{stem}", lambda v=values, b=base, r=run, n=named:
+                tr_tj_per_query(v, b, alpha, name=r, **n))
+    return drawers
 
 
-def _save_figures(drawn: dict, directory: Any, figure_format: str, size: tuple) -> list:
-    """Write every drawn figure at ``size``, each whole or not at all; the paths."""
+def _laid_out(ax: Any, size: tuple) -> Any:
+    """The Axes' Figure at ``size`` inches, its parts laid out within it."""
+    figure = ax.figure
+    figure.set_size_inches(*size)
+    legend = ax.get_legend()
+    if legend is not None and size[0] < 4 and len(legend.get_texts()) > 4:
+        # One column is too narrow for a legend beside the axes: under the figure, two
+        # entries a row, with room kept for it.
+        handles, labels = ax.get_legend_handles_labels()
+        legend.remove()
+        figure.legend(handles, labels, loc="lower center", ncol=2, frameon=False)
+        rows = -(-len(labels) // 2) + sum(label.count("\n") for label in labels)
+        figure.tight_layout(pad=0.3, rect=(0, 0.02 + 0.045 * rows * 3.0 / size[1], 1, 1))
+    else:
+        figure.tight_layout(pad=0.3)
+    # Laid out once: no layout engine left for savefig to run again (it would render the
+    # figure twice, and embed its fonts twice in a PDF).
+    figure.set_layout_engine(None)
+    return figure
+
+
+def save_figures(figures: Mapping[str, Any], directory: Any, figure_format: str = "png",
+                 figure_size: str = "page", *, progress: Any = None) -> list:
+    """Write ``{name: Figure}`` (:func:`run_figures`) as ``directory/NAME.FORMAT``, each whole
+    or not at all, in :func:`print_style` (fonts embedded as text), the page exactly the
+    figure's size; ``progress(done, total)`` after each. Returns the paths."""
     from pathlib import Path
 
     import matplotlib
 
     from lgb_risk._io import atomic_write
 
+    _check_format(figure_format)
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, ax in drawn.items():
-        figure = ax.figure
-        figure.set_size_inches(*size)
-        legend = ax.get_legend()
-        if legend is not None and size[0] < 4 and len(legend.get_texts()) > 4:
-            # One column is too narrow for a legend beside the axes: under the figure, two
-            # entries a row, with room kept for it.
-            handles, labels = ax.get_legend_handles_labels()
-            legend.remove()
-            figure.legend(handles, labels, fontsize=6, loc="lower center", ncol=2,
-                          frameon=False)
-            rows = -(-len(labels) // 2) + sum(label.count("\n") for label in labels)
-            figure.tight_layout(rect=(0, 0.02 + 0.045 * rows * 3.0 / size[1], 1, 1))
-        else:
-            figure.tight_layout()
-        path = folder / name
-        with matplotlib.rc_context({"svg.hashsalt": "lgb_risk"}):  # SVG ids not random
+    with matplotlib.rc_context(print_style(figure_size)):
+        for name, figure in figures.items():
+            path = folder / f"{name}.{figure_format}"
             atomic_write(path, lambda tmp, figure=figure: figure.savefig(
-                tmp, format=figure_format, dpi=150, bbox_inches="tight",
+                tmp, format=figure_format, dpi=200 if figure_format == "png" else 150,
                 metadata=_FIXED_METADATA[figure_format]))
-        paths.append(path)
+            paths.append(path)
+            if progress is not None:
+                progress(len(paths), len(figures))
     return paths

@@ -521,7 +521,7 @@ def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 1
     Returns
     -------
     DataFrame
-        One row per system and α, columns ``system, alpha, mean, zrisk, georisk, tstar_risk``
+        One row per system and α, columns ``run, alpha, mean, zrisk, georisk, tstar_risk``
         (ZRisk and GeoRisk within the whole population, [GEO] Table 5; T*Risk against the
         per-query mean of all systems, [GEO] Table 6), then with a baseline ``urisk, trisk,
         trisk_p, zrisk_baseline, georisk_baseline`` ([GEO] Table 4; ``trisk_p`` from ``test``,
@@ -536,8 +536,8 @@ def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 1
     >>> scores = pd.DataFrame([[0.5, 0.2, 0.9], [0.4, 0.3, 0.6]], index=["model", "bm25"],
     ...                       columns=["q1", "q2", "q3"])
     >>> table = risk_table(scores, alphas=[5], baseline="bm25")
-    >>> table[["system", "urisk", "georisk"]].round(4).to_dict("list")
-    {'system': ['model', 'bm25'], 'urisk': [-0.0667, nan], 'georisk': [0.4602, 0.44]}
+    >>> table[["run", "urisk", "georisk"]].round(4).to_dict("list")
+    {'run': ['model', 'bm25'], 'urisk': [-0.0667, nan], 'georisk': [0.4602, 0.44]}
     """
     import pandas as pd
 
@@ -553,8 +553,9 @@ def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 1
         raise ValueError(f"the score of system {scores.index[i]!r} on query {scores.columns[j]!r} "
                          f"is {matrix[i, j]}; ZRisk and GeoRisk are defined for effectiveness "
                          ">= 0")
+    # A row names its run as every table of the library does (``run``; risk_rows' "system").
     return pd.DataFrame(risk_rows(matrix, list(scores.index), alphas, baseline, correction,
-                                  loss_fraction, test))
+                                  loss_fraction, test)).rename(columns={"system": "run"})
 
 
 #: The tests of a system against the baseline whose p-value ``trisk_p`` holds: TRisk's

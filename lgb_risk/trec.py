@@ -420,17 +420,37 @@ def _refuse_names_that_collide(runs: Mapping[Any, Any]) -> None:
         seen[text] = name
 
 
-class RunSummary(NamedTuple):
-    """Runs evaluated and summarised in one call (:func:`summarise`): the summary table, the
-    per-topic values behind it, and its figures and LaTeX on demand."""
+#: The evaluation α of a summary by default, the command line's as the API's.
+DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
 
-    results: dict  # {run name: TopicValues}
-    table: dict  # column name -> values, as summary_table
-    measures: tuple
-    baseline: str | None
-    alphas: tuple
-    correction: str | None
-    test: str
+
+class RunSummary:
+    """Runs evaluated and summarised (:func:`summarise`, ``lgb-risk evaluate``): the summary
+    table, the per-topic values behind it, and the paper's LaTeX table and figures made from
+    them with the command line's defaults.
+
+    Attributes: ``results`` (``{run name: TopicValues}``), ``table`` (column name -> values,
+    :func:`summary_table`), ``measures``, ``baseline``, ``alphas``, ``correction``, ``test``,
+    ``loss_fraction``. In a notebook the summary shows as an HTML table.
+    """
+
+    def __init__(self, results: dict, measures: Sequence[str], *, baseline: str | None = None,
+                 alphas: Sequence[float] = DEFAULT_ALPHAS, correction: str | None = None,
+                 loss_fraction: float = 0.2, test: str = "t", layout: str = "wide"):
+        self.results = results
+        self.measures = tuple(measures)
+        self.baseline = baseline
+        self.alphas = tuple(float(a) for a in alphas)
+        self.correction = correction
+        self.loss_fraction = loss_fraction
+        self.test = test
+        self.table = summary_table(results, self.measures, alphas=self.alphas,
+                                   baseline=baseline, layout=layout, correction=correction,
+                                   loss_fraction=loss_fraction, test=test)
+
+    def __repr__(self) -> str:
+        return (f"RunSummary(runs={list(self.results)}, measures={list(self.measures)}, "
+                f"baseline={self.baseline!r}, alphas={list(self.alphas)})")
 
     def frame(self) -> pd.DataFrame:
         """The summary table as a DataFrame."""
@@ -438,35 +458,74 @@ class RunSummary(NamedTuple):
 
         return pd.DataFrame(self.table)
 
+    def _repr_html_(self) -> str:
+        """A notebook's view: the means and, against the baseline, URisk and TRisk at the last
+        α, a row per run (:meth:`frame` has every column)."""
+        frame = self.frame()
+        alpha = f"a{self.alphas[-1]:g}" if self.alphas else ""
+        shown = [c for c in frame.columns if c in ("run", "topics", *self.measures)
+                 or (self.baseline is not None and c.endswith(
+                     (f"_urisk_{alpha}", f"_trisk_{alpha}")))]
+        return frame[shown].to_html(index=False, float_format=lambda v: f"{v:.4f}",
+                                    na_rep="–")
+
     def per_topic(self, measure: str) -> pd.DataFrame:
         """One measure's values, a row per run and a column per topic."""
         return per_topic_frame(self.results, measure)
 
-    def write_figures(self, directory: str | os.PathLike, *, figure_format: str = "pdf",
-                      figure_size: str = "page") -> list:
-        """The figures of the runs against the baseline (:func:`lgb_risk.plots.
-        write_run_figures`), one set per measure with risk measures; returns the paths."""
-        from lgb_risk.plots import write_run_figures
+    def latex(self, *, span: str = "column", alpha: float | None = None,
+              labels: Mapping[str, str] | None = None, decimals: int = 3,
+              caption: str | None = None, label: str | None = None,
+              level: float = 0.05) -> str:
+        """The paper's table, as ``lgb-risk evaluate --format latex`` prints it for the same
+        options (:func:`lgb_risk.latex.summary_latex`): a row per run, per measure its mean
+        and, against the baseline, TRisk (``span="column"``) or URisk and TRisk
+        (``span="page"``) at ``alpha`` (default the last of ``alphas``, as the figures'),
+        significant differences marked ▲/▼ after the correction. ``caption`` is LaTeX."""
+        from lgb_risk.latex import summary_latex
 
+        alpha = self.alphas[-1] if alpha is None else float(alpha)
+        # The means' marks come from the paired test of the differences: TRisk's at α = 0.
+        summary = summary_table(self.results, self.measures,
+                                alphas=list(dict.fromkeys([0.0, alpha])),
+                                baseline=self.baseline, layout="wide",
+                                correction=self.correction, loss_fraction=self.loss_fraction,
+                                test=self.test)
+        return summary_latex(summary, self.measures, alpha=alpha, baseline=self.baseline,
+                             correction=self.correction, labels=labels, decimals=decimals,
+                             caption=caption, label=label, level=level, test=self.test,
+                             span=span)
+
+    def _against_baseline(self) -> tuple[dict, str]:
+        """The per-topic tables the figures draw, and the baseline they are drawn against."""
         if self.baseline is None:
             raise ValueError("the figures draw the runs against a baseline: summarise with "
                              "baseline=")
-        return write_run_figures({m: self.per_topic(m) for m in self.measures
-                                  if risk_measures_of(m)}, self.baseline, directory,
-                                 alphas=self.alphas, figure_format=figure_format,
-                                 figure_size=figure_size, correction=self.correction)
+        return {m: self.per_topic(m) for m in self.measures if risk_measures_of(m)}, self.baseline
 
-    def latex(self, **options: Any) -> str:
-        """The summary table as LaTeX (:func:`lgb_risk.latex.latex_table`'s options), its
-        significance marks naming the test."""
-        from lgb_risk.latex import latex_table
+    def figures(self, *, figure_size: str = "page", titles: bool = False) -> dict:
+        """The figures of the runs against the baseline as matplotlib Figures,
+        ``{file name: Figure}`` (:func:`lgb_risk.plots.run_figures`: per measure the win/loss
+        histogram, TRisk and GeoRisk by α, each run's TR/TJ at the last α)."""
+        from lgb_risk.plots import run_figures
 
-        return latex_table(self.table, **{"test": self.test, **options})
+        return run_figures(*self._against_baseline(), alphas=self.alphas,
+                           figure_size=figure_size, correction=self.correction, titles=titles)
+
+    def write_figures(self, directory: str | os.PathLike, *, figure_format: str = "png",
+                      figure_size: str = "page", titles: bool = False) -> list:
+        """:meth:`figures` written into ``directory`` as ``NAME.FORMAT``
+        (:func:`lgb_risk.plots.write_run_figures`); returns the paths."""
+        from lgb_risk.plots import write_run_figures
+
+        return write_run_figures(*self._against_baseline(), directory, alphas=self.alphas,
+                                 figure_format=figure_format, figure_size=figure_size,
+                                 correction=self.correction, titles=titles)
 
 
 def summarise(qrels: Any, runs: Mapping[str, Any], measures: Sequence[str] = ("ndcg@20",
                                                                               "err@20"), *,
-              baseline: str | None = None, alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0),
+              baseline: str | None = None, alphas: Sequence[float] = DEFAULT_ALPHAS,
               layout: str = "wide", correction: str | None = None, loss_fraction: float = 0.2,
               test: str = "t", convention: ConventionLike = "gdeval", max_label: int = 4,
               **overrides: Any) -> RunSummary:
@@ -489,12 +548,12 @@ def summarise(qrels: Any, runs: Mapping[str, Any], measures: Sequence[str] = ("n
     names = [str(n) for n in runs]
     if baseline is not None and baseline not in names:
         raise ValueError(f"baseline {baseline!r} is not among the runs {', '.join(names)}")
+    check_choice(layout, "layout", ("wide", "long"))
     results = evaluate_runs(qrels, runs, measures, convention=convention, max_label=max_label,
                             **overrides)
-    table = summary_table(results, measures, alphas=alphas, baseline=baseline, layout=layout,
-                          correction=correction, loss_fraction=loss_fraction, test=test)
-    return RunSummary(results, table, tuple(measures), baseline, tuple(float(a) for a in alphas),
-                      correction, test)
+    return RunSummary(results, measures, baseline=baseline, alphas=alphas,
+                      correction=correction, loss_fraction=loss_fraction, test=test,
+                      layout=layout)
 
 
 #: Below this many bytes of runs in all, one process evaluates them faster than several start.

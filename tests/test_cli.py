@@ -28,14 +28,14 @@ def test_risk_command_reproduces_geo_tables_4_and_5():
     code, out, _ = run_cli("risk", GEO_TABLE3, "--alpha", 0, 1, 5, 10, "--baseline", "s1",
                            "--format", "csv")
     assert code == 0
-    assert out.startswith("system,alpha,mean,zrisk,georisk")
+    assert out.startswith("run,alpha,mean,zrisk,georisk")
     table = pd.read_csv(io.StringIO(out))
     for alpha, expected in TABLE5.items():
-        rows = table[table["alpha"] == alpha].set_index("system")
+        rows = table[table["alpha"] == alpha].set_index("run")
         for system, (z, geo) in expected.items():
             assert round(rows.loc[system, "zrisk"], 3) == pytest.approx(z, abs=1e-9)
             assert round(rows.loc[system, "georisk"], 3) == pytest.approx(geo, abs=1e-9)
-    at_zero = table[table["alpha"] == 0].set_index("system")
+    at_zero = table[table["alpha"] == 0].set_index("run")
     for system, (_, zrisk_total) in TABLE4.items():
         assert round(at_zero.loc[system, "zrisk_baseline"], 4) == pytest.approx(zrisk_total)
     assert pd.isna(at_zero.loc["s1", "urisk"])  # the baseline's own row has no baseline columns
@@ -46,7 +46,7 @@ def test_risk_command_json_and_output_file(tmp_path):
     code, out, _ = run_cli("risk", GEO_TABLE3, "--alpha", 1, "--format", "json", "-o", target)
     assert code == 0 and out == ""
     records = json.loads(target.read_text())
-    assert len(records) == 8 and records[0]["system"] == "s1"
+    assert len(records) == 8 and records[0]["run"] == "s1"
     assert list(tmp_path.iterdir()) == [target]  # no temporary file left behind
 
 
@@ -90,7 +90,7 @@ def test_evaluate_per_topic_csv(collection):
     lines = out.splitlines()
     assert lines[0] == "run,topic,ndcg@20,err@20"
     first = lines[1].split(",")
-    assert first[0] == "run1" and len(first[2].split(".")[1]) == 6
+    assert first[0] == "run1" and len(first[2].split(".")[1]) == 17  # every bit, for `risk`
     assert {line.split(",")[0] for line in lines[1:]} == {"run1", "run2", "run3"}
 
 
@@ -221,7 +221,7 @@ def test_per_topic_output_is_accepted_by_risk(tmp_path, collection):
     assert code == 2 and "choose one with --measure" in err
     code, out, _ = run_cli("risk", per_topic, "--measure", "err@20", "--format", "csv",
                            "--alpha", 1, "--decimals", 17)
-    from_risk = pd.read_csv(io.StringIO(out)).set_index("system")
+    from_risk = pd.read_csv(io.StringIO(out)).set_index("run")
     _, wide_csv, _ = run_cli("evaluate", qrels, *runs, "--alpha", 1, "--format", "csv",
                              "--decimals", 17)
     wide = pd.read_csv(io.StringIO(wide_csv)).set_index("run")
@@ -452,3 +452,70 @@ def test_run_jobs_default_to_the_cores_and_without_dask_to_one(monkeypatch):
     assert "pip install 'lgb_risk[dask]'" in stream.getvalue()
     monkeypatch.setattr(_machine, "usable_cores", lambda: 1)
     assert cli._default_jobs(io.StringIO()) == 1
+
+
+def test_run_says_it_compiles_the_kernels_once_and_ends_with_a_short_summary(tmp_path):
+    """With numba's cache empty the first training compiles for seconds: one line says so;
+    the next process loads the cache and says nothing. The run ends with a narrow table and
+    the report's path, not the whole report."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.test_experiment import SMALL
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    code = "from lgb_risk.cli import _compile_kernels_saying_so as c; c()"
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, timeout=600)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.count("compiling the training kernels on first use") == 1
+    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, timeout=600)
+    assert again.returncode == 0 and again.stderr == ""
+    (tmp_path / "small.toml").write_text(SMALL.replace("GeoRisk = [2]\n", ""))
+    code, out, _ = run_cli("run", "--jobs", 1, tmp_path / "small.toml", "--out", tmp_path / "r")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["learner", "α", "NDCG@10", "Risk", "vs", "bm25", "wins/losses"]
+    assert lines[-1] == f"wrote {tmp_path / 'r' / 'report.md'}"
+    assert max(len(line) for line in lines[:-1]) <= 80
+    assert len(lines) == 1 + 3 + 1  # a row per learner and α (LambdaMART, U-CRO, T-FARO)
+
+
+def test_risk_and_evaluate_name_runs_alike_count_in_whole_numbers_and_agree_to_1e9(collection,
+                                                                                  tmp_path):
+    """``evaluate --per-topic`` keeps every bit by default, so that ``risk`` on it gives
+    ``evaluate``'s TRisk to 1e-9; both call the run column ``run`` and print counts (and α) as
+    whole numbers."""
+    qrels, runs = collection
+    per_topic = tmp_path / "per_topic.csv"
+    assert run_cli("evaluate", qrels, *runs, "--per-topic", "--format", "csv",
+                   "-o", per_topic)[0] == 0
+    code, out, _ = run_cli("risk", per_topic, "--measure", "ndcg@20", "--baseline", "run1",
+                           "--alpha", 5, "--format", "csv")
+    assert code == 0
+    from_risk = pd.read_csv(io.StringIO(out)).set_index("run")
+    code, out, _ = run_cli("evaluate", qrels, *runs, "--baseline", "run1", "--alpha", 5,
+                           "--format", "csv")
+    direct = pd.read_csv(io.StringIO(out)).set_index("run")
+    np.testing.assert_allclose(from_risk["trisk"].dropna(),
+                               direct.loc[from_risk.index, "ndcg@20_trisk_a5"].dropna(),
+                               rtol=0, atol=1e-9 + 1e-6)  # printed with 6 decimals
+    code, text, _ = run_cli("risk", per_topic, "--measure", "ndcg@20", "--baseline", "run1",
+                            "--alpha", 5, "--format", "csv", "--decimals", 12)
+    exact = pd.read_csv(io.StringIO(text)).set_index("run")
+    code, text, _ = run_cli("evaluate", qrels, *runs, "--baseline", "run1", "--alpha", 5,
+                            "--format", "csv", "--decimals", 12)
+    both = pd.read_csv(io.StringIO(text)).set_index("run")
+    np.testing.assert_allclose(exact["trisk"].dropna(),
+                               both.loc[exact.index, "ndcg@20_trisk_a5"].dropna(), rtol=0,
+                               atol=1e-9)
+    code, table, _ = run_cli("risk", per_topic, "--measure", "ndcg@20", "--baseline", "run1",
+                             "--alpha", 5)
+    header, *rows = table.splitlines()
+    assert header.split()[0] == "run"
+    wins = header.split().index("wins")
+    assert all("." not in row.split()[wins] for row in rows[1:])  # 17, not 17.000000
+    assert all(row.split()[1] == "5" for row in rows)  # α = 5, not 5.000000

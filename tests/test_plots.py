@@ -28,7 +28,12 @@ def test_win_loss_histogram_counts_each_bin_by_a_loop():
                         (i == len(edges) - 2 or c < edges[i + 1]))
                     for i in range(len(edges) - 1)]
         assert heights[offset:offset + 7] == expected, run
-    assert "ERR@20" in ax.get_xlabel() and "bm25" in ax.get_title()
+    assert "ERR@20" in ax.get_xlabel() and ax.get_title() == ""  # the caption says it
+    assert [t.get_text() for t in ax.get_xticklabels()][:3] == ["< −50", "−50…−25", "−25…−10"]
+    hatches = {p.get_hatch() for p in ax.patches}
+    assert len(hatches) == 2  # each run's bars their own hatching: apart in greyscale
+    titled = plots.win_loss_histogram({"a": SYSTEM}, BASELINE, baseline_name="bm25", title=True)
+    assert "bm25" in titled.get_title()
 
 
 def test_absolute_win_loss_bins_never_mix_wins_and_losses():
@@ -68,10 +73,12 @@ def test_tr_tj_and_risk_reward_draw_their_values():
     ax = plots.tr_tj_per_query(SYSTEM, BASELINE, 5, name="U-CRO")
     t = risk.trisk(SYSTEM, BASELINE, 5)
     np.testing.assert_allclose(ax.lines[0].get_ydata(), t.tj[np.argsort(t.tr)])
-    assert f"{t.trisk:.2f}".replace("-", "−") in ax.get_title()
+    assert f"{t.trisk:.2f}".replace("-", "−") in ax.get_legend().get_title().get_text()
+    assert ax.get_title() == ""
     ax = plots.risk_reward({"U-CRO": [(5, 0.015, 0.11), (1, 0.02, 0.12)]},
                            reference=(0.024, 0.13))
     assert ax.lines[0].get_xdata().tolist() == [0.02, 0.015]  # by training alpha
+    assert ax.lines[0].get_linestyle() == "None"  # points, not joined: nothing between two α
     assert ax.lines[1].get_xdata().tolist() == [0.024]
 
 
@@ -123,3 +130,63 @@ def test_trisk_by_alpha_refuses_a_run_whose_trisk_is_undefined_everywhere():
     """As tr_tj_per_query refuses it, instead of drawing an empty line."""
     with pytest.raises(ValueError, match="run 'same': trisk is undefined at every α"):
         plots.trisk_by_alpha({"same": BASELINE}, BASELINE, [0, 1, 5])
+
+
+def _pdf_facts(path):
+    """(page width in pt, font types) of a PDF, read by poppler's tools."""
+    import shutil
+    if not shutil.which("pdffonts") or not shutil.which("pdfinfo"):
+        pytest.skip("poppler-utils (pdffonts, pdfinfo) is not installed")
+    info = subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True)
+    size = next(line for line in info.stdout.splitlines() if line.startswith("Page size"))
+    width = float(size.split(":")[1].split("x")[0])
+    fonts = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, check=True)
+    types = {" ".join(line.split()[1:3]) for line in fonts.stdout.splitlines()[2:]}
+    return width, types
+
+
+@pytest.mark.parametrize("size, width", [("column", 3.3 * 72), ("page", 7.0 * 72)])
+def test_pdf_figures_embed_truetype_fonts_at_exactly_their_width(tmp_path, size, width):
+    """No Type 3 font (some submission systems refuse them), and the page exactly as wide as
+    the size says: a column figure fits ACM's 241-pt column."""
+    table = pd.DataFrame([SYSTEM, BASELINE, BASELINE * 0.9], index=["mine", "bm25", "other"],
+                         columns=[f"t{i}" for i in range(SYSTEM.size)])
+    paths = plots.write_run_figures({"ndcg@10": table}, "bm25", tmp_path, alphas=[0, 1, 5],
+                                    figure_format="pdf", figure_size=size)
+    assert len(paths) == 5
+    for path in paths:
+        got_width, types = _pdf_facts(path)
+        assert got_width == pytest.approx(width, abs=0.01) and got_width <= 506, path
+        assert not any("Type 3" in t for t in types) and types, (path, types)
+    assert plots.FIGURE_SIZES["column"][0] * 72 <= 241
+
+
+def test_svg_figures_keep_text_as_text(tmp_path):
+    table = pd.DataFrame([SYSTEM, BASELINE], index=["mine", "bm25"])
+    (path, *_) = plots.write_run_figures({"ndcg@10": table}, "bm25", tmp_path,
+                                         figure_format="svg")
+    text = path.read_text()
+    assert "<text" in text and "relative change of NDCG@10" in text
+
+
+def test_every_text_is_at_least_6_pt_and_the_tr_tj_alpha_is_the_tables(tmp_path):
+    """At print size no label is below 6 pt; the per-query figures take the last α (the
+    LaTeX table's), as their axis says."""
+    topics = [f"t{i}" for i in range(80)]
+    rng = np.random.default_rng(1)
+    table = pd.DataFrame(rng.uniform(size=(3, 80)), index=["mine", "bm25", "other"],
+                         columns=topics)
+    for size in ("column", "page"):
+        figures = plots.run_figures({"ndcg@10": table}, "bm25", alphas=[0, 5, 1],
+                                    figure_size=size)
+        for name, figure in figures.items():
+            sizes = [t.get_fontsize() for t in figure.findobj(
+                lambda artist: hasattr(artist, "get_fontsize") and hasattr(artist, "get_text")
+                and artist.get_text() and artist.get_visible())]
+            assert sizes and min(sizes) >= 6, (name, size, min(sizes))
+    tr_tj = figures["tr_tj_mine_ndcg10"].axes[0]
+    assert "α = 1)" in tr_tj.get_ylabel()
+    t = risk.trisk(table.loc["mine"], table.loc["bm25"], 1)
+    np.testing.assert_allclose(tr_tj.lines[0].get_ydata(), t.tj[np.argsort(t.tr, kind="stable")])
+    shown = [label.get_text() for label in tr_tj.get_xticklabels()]
+    assert len(shown) <= plots.TOPIC_LABELS

@@ -194,15 +194,15 @@ def test_risk_table_rows_equal_the_measures_system_by_system():
     table = risk.risk_table(scores, alphas=[0, 1, 5], baseline="bm25")
     assert len(table) == 15
     for row in table.itertuples():
-        i, s, b = systems.index(row.system), matrix[systems.index(row.system)], matrix[1]
+        i, s, b = systems.index(row.run), matrix[systems.index(row.run)], matrix[1]
         assert row.mean == pytest.approx(s.mean(), abs=1e-15)
         assert row.zrisk == pytest.approx(risk.zrisk(matrix, row.alpha)[i], abs=1e-12)
         assert row.georisk == pytest.approx(risk.georisk(matrix, row.alpha)[i], abs=1e-12)
         tstar = risk.trisk(s, matrix.mean(axis=0), row.alpha)
         assert row.tstar_risk == pytest.approx(tstar.trisk, abs=1e-12)
-        if row.system in ("bm25", "copy"):
+        if row.run in ("bm25", "copy"):
             assert np.isnan(row.trisk) and np.isnan(row.trisk_p)
-            if row.system == "bm25":
+            if row.run == "bm25":
                 assert np.isnan([row.urisk, row.zrisk_baseline, row.georisk_baseline]).all()
             continue
         result = risk.trisk(s, b, row.alpha)
@@ -272,13 +272,13 @@ def test_the_risk_table_counts_wins_losses_ties_and_large_losses_against_the_bas
     table = risk.risk_table(scores, alphas=[1], baseline="base", loss_fraction=0.3)
     base = values[0]
     for i, system in ((1, "a"), (2, "b")):
-        row = table.set_index("system").loc[system]
+        row = table.set_index("run").loc[system]
         s = values[i]
         assert row["wins"] == sum(x > y for x, y in zip(s, base))
         assert row["losses"] == sum(x < y for x, y in zip(s, base))
         assert row["ties"] == sum(x == y for x, y in zip(s, base))
         assert row["loss_gt_30"] == sum(y > 0 and x < 0.7 * y for x, y in zip(s, base))
-    assert pd.isna(table.set_index("system").loc["base", "wins"])
+    assert pd.isna(table.set_index("run").loc["base", "wins"])
 
 
 def test_the_randomisation_test_of_urisk_is_the_exact_sign_flip_test_to_sampling_error():

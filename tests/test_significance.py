@@ -117,10 +117,10 @@ def test_the_risk_table_corrects_trisk_p_over_the_systems_against_the_baseline()
     scores = pd.DataFrame(rng.uniform(0, 1, (5, 40)), index=[f"s{i}" for i in range(5)])
     table = risk.risk_table(scores, alphas=[0, 5], baseline="s0", correction="holm")
     for _, block in table.groupby("alpha"):
-        others = block[block["system"] != "s0"]
+        others = block[block["run"] != "s0"]
         np.testing.assert_allclose(others["trisk_p_holm"],
                                    corrected_p_values(others["trisk_p"].to_numpy(), "holm"))
-        assert np.isnan(block.loc[block["system"] == "s0", "trisk_p_holm"]).all()
+        assert np.isnan(block.loc[block["run"] == "s0", "trisk_p_holm"]).all()
     with pytest.raises(ValueError, match="needs a baseline"):
         risk.risk_table(scores, alphas=[5], correction="bh")
 

@@ -32,7 +32,7 @@ from lgb_risk.experiment.layout import RunFolder, all_units
 from lgb_risk.experiment.measuring import RunMeasures
 from lgb_risk.latex import escape, latex_table
 from lgb_risk.objectives import OBJECTIVES
-from lgb_risk.plots import risk_reward, tr_tj_per_query
+from lgb_risk.plots import LINE_STYLES, risk_reward, tr_tj_per_query
 
 if TYPE_CHECKING:
     import os
@@ -554,13 +554,25 @@ def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, res
                    repeatability: dict, measure: MeasureSpec, suffix: str) -> list[Path]:
     """GeoRisk against α per learner, per-query TR/TJ (:func:`lgb_risk.plots.tr_tj_per_query`),
     Risk against Reward by training α (:func:`lgb_risk.plots.risk_reward`) and, with repeats,
-    the repeatability of per-query losses; none without matplotlib."""
+    the repeatability of per-query losses, in the figures' print style
+    (:func:`lgb_risk.plots.print_style`: no text below 6 pt); none without matplotlib."""
     try:
         # Figures built on their own, not through pyplot: the caller's backend and pyplot's
         # figures are left alone, and the import takes half the time.
-        from matplotlib.figure import Figure
+        import matplotlib
     except ImportError:
         return []
+    from lgb_risk.plots import print_style
+
+    with matplotlib.rc_context(print_style("page")):
+        return _draw_figures(config, out, table, results, repeatability, measure, suffix)
+
+
+def _draw_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, results: pd.DataFrame,
+                  repeatability: dict, measure: MeasureSpec, suffix: str) -> list[Path]:
+    """The figures of :func:`_write_figures`, drawn and written."""
+    from matplotlib.figure import Figure
+
     alpha = config.report.alpha
     base = config.baselines.feature_name
     paths = []
@@ -572,7 +584,8 @@ def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, res
         if learner == OBJECTIVES["LambdaMART"].paper_name:
             ax.axhline(rows[column].iloc[0], color="black", linestyle="--", label=learner)
         else:
-            ax.plot(rows["alpha"], rows[column], marker="o", label=learner)
+            ax.plot(rows["alpha"], rows[column], label=learner,
+                    **LINE_STYLES[(len(ax.lines) - 1) % len(LINE_STYLES)])
     trained = sorted({a for a in table["alpha"] if a > 0})
     if trained and trained[-1] > 10 * trained[0]:
         ax.set_xscale("log")
@@ -587,10 +600,8 @@ def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, res
     middle, span = (low + high) / 2, max(high - low, 0.05)
     ax.set_ylim(middle - 0.6 * span, middle + 0.6 * span)
     ax.text(0.01, 0.01, f"values range over {high - low:.4f}", transform=ax.transAxes,
-            fontsize=8, va="bottom")
-    ax.set_title(f"{config.name}: {'GeoRisk' if column == 'georisk' else 'URisk'} of each "
-                 "learner by training α")
-    ax.legend(fontsize=8)
+            va="bottom")
+    ax.legend()
     fig.tight_layout()
     paths.append(_save_figure(fig, out / f"georisk_vs_alpha{suffix}.png"))
 
@@ -629,15 +640,15 @@ def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, res
             ax.set_ylim(0, top)
             ax.set_xlabel(f"{described[kind]}, one repeat")
             ax.set_ylabel("the same query, another repeat")
-            ax.set_title(f"{described[kind]}: r = {r:.2f}", fontsize=10)
+            ax.set_title(f"{described[kind]}: r = {r:.2f}")
         fig.suptitle(f"{config.name}: plain LambdaMART's per-query losses across splits "
-                     f"({label})", fontsize=10)
+                     f"({label})")
         fig.tight_layout()
         paths.append(_save_figure(fig, out / f"loss_repeatability{suffix}.png"))
     return paths
 
 
 def _save_figure(fig, path: Path) -> Path:
-    atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110,
+    atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=200,
                                                metadata={"Software": None}))
     return path
