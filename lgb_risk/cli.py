@@ -79,7 +79,7 @@ def _positive_int(text: str) -> int:
 #: Columns that count topics (wins, losses, ...; with a measure and α in the wide layout), and
 #: α: printed as whole numbers where they are, though a column holding NaN is float.
 _COUNT_COLUMN = re.compile(r"((^|_)(wins|losses|ties|topics|missing|loss_gt_[0-9.]+)"
-                           r"(_a[0-9.]+)?|^alpha)$")
+                           r"(_a[0-9.]+)?|^alpha|^needed.*)$")
 
 
 def _cell(value, decimals: int, missing: str, count: bool = False) -> str:
@@ -407,6 +407,34 @@ def _cmd_risk(args) -> None:
     write_output(risk_table(scores, args.alpha, args.baseline, args.correction,
                             args.loss_fraction, args.test), args.format, args.output,
                  decimals=args.decimals, latex={"test": args.test})
+
+
+def _cmd_power(args) -> None:
+    from lgb_risk.power import power_table
+
+    if args.qrels is None:
+        if len(args.inputs) != 1:
+            raise ValueError(f"without --qrels give one per-topic CSV, got {len(args.inputs)} "
+                             "files (with --qrels, they are run files)")
+        scores = data.read_per_topic_table(args.inputs[0], measure=args.measure)
+    else:
+        measure = args.measure or "ndcg@20"
+        if not trec.risk_measures_of(measure):
+            raise ValueError(f"--measure {measure}: its values can be negative; the risk "
+                             "measures need effectiveness >= 0")
+        results = trec.evaluate_files(args.qrels, args.inputs, [measure])
+        scores = trec.per_topic_frame(results, measure)
+        if scores.isna().any().any():
+            run = scores.index[scores.isna().any(axis=1)][0]
+            raise ValueError(f"run {run!r} has no ranking for some topics the others rank: the "
+                             "tests pair every topic")
+    if args.baseline not in scores.index:
+        raise ValueError(f"--baseline {args.baseline!r} is not among the runs "
+                         f"{', '.join(map(str, scores.index))}")
+    table = power_table(scores, args.baseline, args.alpha, difference=args.difference,
+                        power=args.power, level=args.level, correction=args.correction,
+                        simulate=args.simulate, draws=args.draws)
+    write_output(table, args.format, args.output, decimals=args.decimals)
 
 
 def _cmd_demo(args) -> None:
@@ -803,6 +831,42 @@ def build_parser() -> argparse.ArgumentParser:
     _add_baseline_options(rk)
     _add_output_options(rk)
     rk.set_defaults(func=_cmd_risk)
+
+    pw = sub.add_parser(
+        "power", help="how many topics a comparison needs (topic-set size, power)",
+        description="For each run against --baseline and each alpha: the mean of the per-topic "
+        "risk-weighted differences x_q (alpha 0: the mean difference; otherwise URisk, whose "
+        "t-test TRisk is), their sd, the smallest difference the paired t-test detects on "
+        "these topics with --power, and the topics needed to detect the observed one (and "
+        "--difference), exactly by the noncentral t distribution (Sakai's topic-set-size "
+        "design). --simulate adds, by resampling these topics, the sign test of wins against "
+        "losses and the randomisation test of URisk. The topics at hand are the pilot: their "
+        "variance stands in for the population's.")
+    pw.add_argument("inputs", nargs="+", metavar="INPUT",
+                    help="a per-topic CSV (what evaluate --per-topic writes), or with --qrels "
+                    "TREC run files")
+    pw.add_argument("--qrels", help="TREC qrels: the INPUTs are run files, evaluated under "
+                    "gdeval.pl's conventions")
+    pw.add_argument("--measure", help="the measure: with --qrels evaluated (default ndcg@20); "
+                    "with evaluate --per-topic output, its column")
+    pw.add_argument("--baseline", required=True, help="the run the others are compared to")
+    pw.add_argument("--alpha", nargs="+", type=_non_negative("alpha"), default=[0.0, 5.0],
+                    help="risk sensitivities alpha >= 0 (default 0 5)")
+    pw.add_argument("--difference", type=float,
+                    help="a difference of interest (in the measure's units, of x_q at each "
+                    "alpha): the topics needed to detect it, beside the observed one's")
+    pw.add_argument("--power", type=_fraction, default=0.8, help="the power (default 0.8)")
+    pw.add_argument("--level", type=_fraction, default=0.05,
+                    help="the two-sided level (default 0.05)")
+    pw.add_argument("--correction", choices=("bonferroni", "holm"),
+                    help="the level divided by the number of runs compared (Holm bounded by "
+                    "Bonferroni, its strictest step)")
+    pw.add_argument("--simulate", action="store_true",
+                    help="add the sign test and the randomisation test, by simulation")
+    pw.add_argument("--draws", type=_positive_int, default=200,
+                    help="with --simulate: seeded draws per size (default 200)")
+    _add_output_options(pw)
+    pw.set_defaults(func=_cmd_power)
 
     for name, stage, text in (
             ("run", None, "run or resume an experiment (the papers' protocol), write its report"),

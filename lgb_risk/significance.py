@@ -16,6 +16,18 @@ that the test, at two-sided level ``level`` and with these queries, finds with p
   1/2 (a sign flip; Fisher's randomisation test, as Smucker, Allan & Carterette, CIKM 2007, use it
   for IR). p = (1 + #{abs(d*) ≥ abs(d)}) / (1 + resamples); the detectable difference is
   (z_{1−level/2} + z_power) · sd(d*), the normal approximation of the null distribution.
+
+And the other way round, how many topics a test needs to detect a difference (Sakai's
+topic-set-size design, Sakai 2016, "Topic set size design", Information Retrieval Journal):
+
+- :func:`topics_needed` and its inverse :func:`detectable_difference`: the paired t-test of a
+  mean, exactly, by the noncentral t distribution (both tails, :func:`t_test_power`); URisk's
+  and TRisk's tests are t-tests of the risk-weighted differences x_q at α, so they take those
+  differences' sd and mean (:func:`lgb_risk.risk.risk_deltas`). ``comparisons`` m divides the
+  level (Bonferroni, also Holm's strictest step: enough for Holm too).
+- :func:`simulated_power` and :func:`topics_needed_by_simulation`: tests without a closed form
+  (the randomisation tests of URisk and GeoRisk, :func:`sign_test` of wins against losses), by
+  resampling a pilot's topics, seeded, with the Monte Carlo error stated.
 """
 
 from __future__ import annotations
@@ -33,8 +45,9 @@ if TYPE_CHECKING:
     from lgb_risk._typing import ArrayLike
 
 __all__ = ["PairedTest", "paired_t_test", "paired_randomisation_test", "corrected_p_values",
-           "CORRECTIONS",
-           "detectable_mean_difference"]
+           "CORRECTIONS", "detectable_mean_difference", "t_test_power", "topics_needed",
+           "detectable_difference", "simulated_power", "topics_needed_by_simulation",
+           "sign_test"]
 
 
 @dataclass(frozen=True)
@@ -233,3 +246,188 @@ def corrected_p_values(p_values: ArrayLike, method: str) -> np.ndarray:
     result[order] = adjusted
     out[defined] = result
     return out
+
+
+# -- how many topics a test needs ------------------------------------------------------------
+
+
+def _levels(level: float, comparisons: int) -> float:
+    """The level each of ``comparisons`` tests is run at: Bonferroni's ``level / m``, which is
+    also Holm's first (strictest) step, so that the topics it needs are enough under Holm."""
+    check_whole_number(comparisons, "comparisons")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    return level / comparisons
+
+
+def t_test_power(sd: float, difference: float, n: int, *, level: float = 0.05,
+                 comparisons: int = 1) -> float:
+    """The power of a two-sided paired t-test at ``level`` (Bonferroni-corrected for
+    ``comparisons``) on ``n`` topics, for a true mean difference ``difference`` and per-topic
+    differences of standard deviation ``sd``: P(abs(T') > t_{1−level/2, n−1}) for T' noncentral t
+    with n − 1 degrees of freedom and noncentrality δ √n / sd (both tails; Sakai 2016,
+    "Topic set size design", Eq. 3).
+
+    >>> round(t_test_power(0.1, 0.0283, 100), 3)
+    0.8
+    """
+    from scipy import stats
+
+    n = check_whole_number(n, "n")
+    if n < 2:
+        raise ValueError(f"a paired t-test needs n >= 2 topics, got {n}")
+    if not sd > 0:
+        raise ValueError(f"sd must be > 0, got {sd!r}")
+    alpha = _levels(level, comparisons)
+    df = n - 1
+    critical = stats.t.ppf(1 - alpha / 2, df)
+    shift = abs(difference) * np.sqrt(n) / sd
+    # The far tail P(T' < −t) as the upper tail of −T' (noncentrality −shift): scipy's lower
+    # tail at a large noncentrality is NaN where this is a clean 0.
+    return float(stats.nct.sf(critical, df, shift) + stats.nct.sf(critical, df, -shift))
+
+
+def topics_needed(sd: float, difference: float, *, power: float = 0.8, level: float = 0.05,
+                  comparisons: int = 1) -> int:
+    """The smallest number of topics at which a two-sided paired t-test at ``level``
+    (Bonferroni-corrected for ``comparisons``: ``level / m``, Holm's strictest step) detects a
+    true mean difference ``difference`` with at least ``power``, for per-topic differences of
+    standard deviation ``sd`` — exact, by the noncentral t distribution (:func:`t_test_power`),
+    not by the normal approximation ((z_{1−level/2} + z_power) · sd / δ)², which it starts
+    from. Sakai's topic-set-size design (Sakai 2016) for a mean; for URisk and TRisk give the sd
+    and mean of the risk-weighted differences x_q at α (:func:`lgb_risk.risk.risk_deltas`).
+
+    >>> topics_needed(0.1, 0.0283)
+    100
+    >>> topics_needed(0.1, 0.0283, comparisons=7)  # seven runs against one baseline
+    160
+    """
+    from scipy import stats
+
+    if not 0 < power < 1:
+        raise ValueError(f"power must be in (0, 1), got {power!r}")
+    if not difference or not np.isfinite(difference):
+        raise ValueError(f"difference must be a finite non-zero number, got {difference!r}: no "
+                         "number of topics detects a difference of 0")
+    alpha = _levels(level, comparisons)
+    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+    guess = max(2, int(np.floor((z * sd / abs(difference)) ** 2)))
+
+    def enough(n: int) -> bool:
+        return t_test_power(sd, difference, n, level=level, comparisons=comparisons) >= power
+
+    low, high = 2, guess
+    while not enough(high):  # the t-test needs more than the normal approximation
+        low, high = high, high * 2
+    if enough(low):
+        return low
+    while high - low > 1:  # power grows with n: the first n that is enough
+        middle = (low + high) // 2
+        low, high = (low, middle) if enough(middle) else (middle, high)
+    return high
+
+
+def detectable_difference(sd: float, n: int, *, power: float = 0.8, level: float = 0.05,
+                          comparisons: int = 1) -> float:
+    """The inverse of :func:`topics_needed`: the smallest true mean difference that a
+    two-sided paired t-test at ``level`` (Bonferroni-corrected for ``comparisons``) on ``n``
+    topics detects with ``power``, by the noncentral t distribution (both tails).
+
+    >>> round(detectable_difference(0.1, 100), 4)
+    0.0283
+    """
+    from scipy import optimize
+
+    if not 0 < power < 1:
+        raise ValueError(f"power must be in (0, 1), got {power!r}")
+    t_test_power(sd, 1.0, n, level=level, comparisons=comparisons)  # checks the arguments
+
+    def shortfall(effect):
+        return t_test_power(sd, effect, n, level=level, comparisons=comparisons) - power
+
+    upper = sd
+    while shortfall(upper) < 0:
+        upper *= 2
+    return float(optimize.brentq(shortfall, 0.0, upper, xtol=1e-12 * sd))
+
+
+def simulated_power(test: Callable[[np.ndarray], float], n_pilot: int, n: int, *,
+                    draws: int = 1000, level: float = 0.05, comparisons: int = 1,
+                    seed: int = 0) -> tuple[float, float]:
+    """The power of a test with no closed form (a randomisation test, the sign test of wins
+    and losses), by simulation from a pilot: ``draws`` sets of ``n`` topics drawn with
+    replacement from the pilot's ``n_pilot`` (seeded), each given to ``test`` as the pilot's
+    topic indices, which returns that set's p-value; the fraction below ``level / comparisons``
+    and its Monte Carlo standard error √(p(1 − p)/draws). The pilot's topics stand in for the
+    population: the power is that of a collection like the pilot's.
+
+    >>> rng = np.random.default_rng(1)
+    >>> d = rng.normal(0.05, 0.1, 60)
+    >>> sign = lambda topics: sign_test(d[topics])
+    >>> power, se = simulated_power(sign, d.size, 100, draws=200)
+    >>> 0.5 < power <= 1.0 and se < 0.04
+    True
+    """
+    n_pilot, n = check_whole_number(n_pilot, "n_pilot"), check_whole_number(n, "n")
+    draws = check_whole_number(draws, "draws")
+    alpha = _levels(level, comparisons)
+    rng = np.random.default_rng(seed)
+    found = sum(bool(test(rng.integers(0, n_pilot, n)) < alpha) for _ in range(draws))
+    power = found / draws
+    return power, float(np.sqrt(power * (1 - power) / draws))
+
+
+def topics_needed_by_simulation(test: Callable[[np.ndarray], float], n_pilot: int, *,
+                                power: float = 0.8, level: float = 0.05, comparisons: int = 1,
+                                draws: int = 400, seed: int = 0, most: int = 1_000_000,
+                                start: int = 2) -> int:
+    """The smallest number of topics whose :func:`simulated_power` (the same seeded draws at
+    every size, so that the search sees a smooth curve) reaches ``power``, searched by doubling
+    from ``start`` (a guess, such as the t-test's :func:`topics_needed`, spares the costly
+    small sizes' simulations) and bisecting; ``most`` bounds the search (a ValueError where
+    even that many do not reach it). Within the Monte Carlo error of ``draws``: state it
+    beside the answer.
+
+    >>> rng = np.random.default_rng(1)
+    >>> d = rng.normal(0.05, 0.1, 60)
+    >>> topics_needed_by_simulation(lambda topics: sign_test(d[topics]), d.size, draws=200)
+    37
+    """
+    if not 0 < power < 1:
+        raise ValueError(f"power must be in (0, 1), got {power!r}")
+
+    def enough(n: int) -> bool:
+        return simulated_power(test, n_pilot, n, draws=draws, level=level,
+                               comparisons=comparisons, seed=seed)[0] >= power
+
+    low, high = 1, max(2, min(int(start), most))
+    while not enough(high):
+        if high >= most:
+            raise ValueError(f"{most} topics do not reach power {power:g}: the effect is too "
+                             "small for this test, or there is none")
+        low, high = high, min(most, high * 2)
+    while low == 1 and high > 2 and enough(high // 2):  # the guess was more than enough
+        high //= 2
+    if low == 1:
+        low = max(1, high // 2)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if enough(middle) else (middle, high)
+    return high
+
+
+def sign_test(differences: ArrayLike) -> float:
+    """The two-sided sign test of wins against losses (per-topic differences > 0 against < 0,
+    ties left out): the binomial test of the wins among the topics that differ, p = 1/2; 1.0
+    where none differs.
+
+    >>> sign_test([0.1, 0.2, -0.1, 0.3, 0.0])
+    0.625
+    """
+    from scipy import stats
+
+    d = np.asarray(differences, dtype=np.float64)
+    wins, losses = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
+    if wins + losses == 0:
+        return 1.0
+    return float(stats.binomtest(wins, wins + losses, 0.5).pvalue)

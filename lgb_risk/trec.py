@@ -496,6 +496,27 @@ class RunSummary:
                              caption=caption, label=label, level=level, test=self.test,
                              span=span)
 
+    def power(self, measure: str | None = None, *, difference: float | None = None,
+              power: float = 0.8, level: float = 0.05, simulate: bool = False) -> pd.DataFrame:
+        """How many topics each run's comparison with the baseline needs
+        (:func:`lgb_risk.power.power_table`), for ``measure`` (default the first) at this
+        summary's α, corrected for the runs compared where the summary is (Bonferroni or
+        Holm, bounded by Bonferroni)."""
+        from lgb_risk.power import power_table
+
+        scores, baseline = self._against_baseline()
+        chosen = self.measures[0] if measure is None else measure
+        if chosen not in scores:
+            raise ValueError(f"measure {chosen!r} is not among the summary's measures with "
+                             f"risk measures: {', '.join(scores)}")
+        if self.correction == "bh":
+            raise ValueError("topic-set sizes are bounded by Bonferroni's level (Holm's "
+                             "strictest step); under Benjamini-Hochberg they have no closed "
+                             "form: summarise with correction='holm' or 'bonferroni'")
+        return power_table(scores[chosen], baseline, self.alphas, difference=difference,
+                           power=power, level=level, correction=self.correction,
+                           simulate=simulate)
+
     def _against_baseline(self) -> tuple[dict, str]:
         """The per-topic tables the figures draw, and the baseline they are drawn against."""
         if self.baseline is None:

@@ -246,6 +246,7 @@ def test_a_certain_model_gives_the_metric_itself(measure):
 
 
 @pytest.mark.parametrize("measure", ["dcg", "err"])
+@pytest.mark.slow
 def test_moments_agree_with_monte_carlo(measure):
     rng = np.random.default_rng(11)
     P, scores1, scores2, group = _random_pool(rng, [60, 25], 5)
@@ -286,6 +287,7 @@ def _simulation_pool(seed, m=1500):
     return P, scores, group, labels, L
 
 
+@pytest.mark.slow
 def test_unnormalised_estimator_is_unbiased_at_fixed_n():
     P, scores, group, _, L = _simulation_pool(0, m=400)
     cost = query_costs(group)
@@ -300,6 +302,7 @@ def test_unnormalised_estimator_is_unbiased_at_fixed_n():
     assert abs(estimates.mean() - L.mean()) < 4 * se, (estimates.mean(), L.mean(), se)
 
 
+@pytest.mark.slow
 def test_simulated_mse_ratio_matches_the_prediction():
     """Active against passive at equal budget, every draw charged (the theory's expected-cost
     constraint), pool labels fixed: within 0.06 of (E√(vλ))² / (E v E λ)."""

@@ -58,6 +58,7 @@ def test_empty_convention_for_queries_without_relevant_documents():
 
 
 @pytest.mark.shared_data
+@pytest.mark.slow
 def test_binary_measures_equal_trec_eval_per_topic_on_trec_2012_runs():
     """trec_eval's P_10, P_20, recall_10, recall_100, recip_rank and Rprec, per topic, to 1e-9.
 

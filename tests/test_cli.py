@@ -357,6 +357,7 @@ def test_figure_and_run_arguments_that_cannot_work_are_refused_before_any_work(c
     assert not (tmp_path / "figs").exists() or not any((tmp_path / "figs").iterdir())
 
 
+@pytest.mark.slow
 def test_run_names_that_are_not_file_names_get_figures_all_written(tmp_path):
     """A run named bm25/rm3 (a per-topic table's column) writes its TR/TJ figure as
     tr_tj_bm25_rm3_*.png beside the others, instead of failing halfway."""
@@ -391,6 +392,7 @@ def test_run_help_lists_the_objective_keys_from_their_declarations(capsys):
         assert all(w in text for w in words), key  # its doc, in plain text
 
 
+@pytest.mark.slow
 def test_figures_as_pdf_or_svg_the_same_bytes_every_time(collection, tmp_path):
     """--figure-format pdf (or svg) writes the figures in that format, with no date or
     software version in them: a second run writes the same bytes."""
@@ -454,6 +456,7 @@ def test_run_jobs_default_to_the_cores_and_without_dask_to_one(monkeypatch):
     assert cli._default_jobs(io.StringIO()) == 1
 
 
+@pytest.mark.slow
 def test_run_says_it_compiles_the_kernels_once_and_ends_with_a_short_summary(tmp_path):
     """With numba's cache empty the first training compiles for seconds: one line says so;
     the next process loads the cache and says nothing. The run ends with a narrow table and

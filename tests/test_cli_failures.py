@@ -18,6 +18,9 @@ import pytest
 from tests.conftest import wait_for_a_unit_file
 from tests.test_experiment import SMALL
 
+#: Every test here starts processes, clusters or tools: outside the quick loop.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n2 0 d4 0\n"
 RUN = "1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n2 Q0 d4 1 2.0 r\n2 Q0 d3 2 1.0 r\n"

@@ -39,6 +39,7 @@ def _official(evaluator, run):
 
 
 @pytest.mark.shared_data
+@pytest.mark.slow
 def test_trec_eval_convention_equals_trec_eval_per_topic_on_trec_2012_runs():
     """convention="trec_eval" through trec.evaluate_run: linear gain for ndcg_cut, R_q from the
     qrels, float32 scores with ties by DOCNO descending, every judged topic scored."""

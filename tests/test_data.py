@@ -109,6 +109,7 @@ def test_load_letor_reads_qids_comments_and_refuses_non_contiguous(tmp_path):
 
 
 @pytest.mark.shared_data
+@pytest.mark.slow
 def test_load_letor_on_the_shared_files():
     mq = load_letor(shared_file("mq2008/Fold1/train.txt"))
     assert mq.X.shape[1] == 46 and mq.docids[0] == "GX008-86-4444840"

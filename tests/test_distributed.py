@@ -9,6 +9,9 @@ import time
 import numpy as np
 import pytest
 
+#: Every test here starts processes, clusters or tools: outside the quick loop.
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("distributed")
 lgb = pytest.importorskip("lightgbm")
 
@@ -331,6 +334,7 @@ def test_a_progress_bar_shows_the_iterations_and_the_slowest_rank(client, data, 
 SCRIPT = """
 import numpy as np
 from lgb_risk import distributed
+
 {guard}
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 5))

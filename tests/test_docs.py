@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+#: Every test here starts processes, clusters or tools: outside the quick loop.
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("sphinx")
 ROOT = Path(__file__).resolve().parents[1]
 

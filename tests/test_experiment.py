@@ -86,6 +86,7 @@ def test_split_follows_the_protocol():
     assert sorted(tests) == sorted(main)  # the test parts cover every main query once
 
 
+@pytest.mark.slow
 def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
     config_path = _config_file(tmp_path)
     whole = _cli("run", "--jobs", "1", config_path, "--out", tmp_path / "whole", cwd=tmp_path)
@@ -166,6 +167,7 @@ def test_shipped_configurations_are_valid():
 
 
 @pytest.mark.shared_data
+@pytest.mark.slow
 def test_mq2008_experiment_reproduces_the_committed_results(tmp_path):
     """The full protocol on the real MQ2008 data (784 queries, every learner at α = 1, 5, 10),
     its first repeat (the seed-2016 split; the committed run has five, too long for CI)."""
@@ -208,6 +210,7 @@ def small_run(tmp_path_factory):
     return config, out
 
 
+@pytest.mark.slow
 def test_report_numbers_match_a_recomputation_from_the_unit_files(small_run):
     """Mean NDCG, wins/losses/large losses against BM25 and the t-test, recomputed by hand."""
     import json
@@ -261,6 +264,7 @@ def test_report_numbers_match_a_recomputation_from_the_unit_files(small_run):
     assert (out / "report.md").read_text().count("| U-CRO | 2 |") == 2
 
 
+@pytest.mark.slow
 def test_the_report_draws_its_figures_without_touching_the_callers_matplotlib(small_run):
     """A notebook's backend and pyplot's figures stay as they were: the figures are built on
     their own and written as PNG."""
@@ -338,6 +342,7 @@ def test_a_run_folder_is_plain_and_only_the_runners_own_temporaries_are_removed(
         run_experiment(config, tmp_path / "file", stop_after="split")
 
 
+@pytest.mark.slow
 def test_adding_alphas_or_learners_resumes_with_only_the_new_units(tmp_path):
     small = SMALL.replace("GeoRisk = [2]\n", "")
     out = tmp_path / "run"
@@ -386,6 +391,7 @@ def _descendants(pid: int) -> list[int]:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads process parents from /proc")
+@pytest.mark.slow
 def test_workers_end_when_the_driver_is_killed_and_ctrl_c_says_how_to_resume(tmp_path):
     config_path = _config_file(tmp_path)
     driver = _cli("run", config_path, "--out", tmp_path / "a", "--jobs", "2", cwd=tmp_path)
@@ -441,6 +447,7 @@ def test_a_truncated_unit_file_is_named(tmp_path):
         collect_results(config, out)
 
 
+@pytest.mark.slow
 def test_report_names_the_feature_baseline_and_states_the_settings_with_progress(tmp_path):
     import io
 
@@ -461,6 +468,7 @@ def test_report_names_the_feature_baseline_and_states_the_settings_with_progress
     assert "LightGBM parameters: num_leaves = 7, min_data_in_leaf = 10" in report
 
 
+@pytest.mark.slow
 def test_repeats_average_each_query_over_the_repeats_that_tested_it(tmp_path):
     """[split] repeats = 2: two splits with derived seeds, units keyed by repeat, resumable; the
     report's per-query NDCG is the mean over the repeats that tested the query."""
@@ -496,6 +504,7 @@ def test_repeats_average_each_query_over_the_repeats_that_tested_it(tmp_path):
     assert again.returncode == 0 and "0 unit(s) to run" in err
 
 
+@pytest.mark.slow
 def test_local_dask_cluster_gives_the_same_files_as_one_process(tmp_path):
     """Without --jobs, `lgb-risk run` trains on a LocalCluster of one worker process per usable
     core (two on CI's machines), and writes byte-identical units and report to --jobs 1."""
@@ -519,6 +528,7 @@ def test_local_dask_cluster_gives_the_same_files_as_one_process(tmp_path):
             assert (one / name).read_bytes() == (two / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_a_failing_unit_fails_alone_on_a_dask_scheduler(tmp_path, monkeypatch):
     """On the cluster at --scheduler, a unit that raises is reported by name; the other units
     are written, and running again retries only the failed one."""
@@ -578,6 +588,7 @@ def test_jobs_without_dask_names_the_extra(tmp_path, monkeypatch):
     assert not (tmp_path / "fresh").exists()  # refused before anything is written
 
 
+@pytest.mark.slow
 def test_a_cluster_started_in_the_background_is_closed_whatever_fails():
     """The runner loads the data and writes the first stages while its cluster starts in a
     thread: an error there still waits for the start and closes the client and the local
@@ -687,6 +698,7 @@ def test_fixed_trees_and_risk_selection_follow_the_papers_protocol(tmp_path, lea
     assert set(selected["best_iteration"]) == {int(np.argmax(values)) + 1}
 
 
+@pytest.mark.slow
 def test_loss_repeatability_pairs_each_query_across_repeats(tmp_path):
     """The report's r: LambdaMART's per-query loss in repeat 0 against repeat 1, over the
     queries both repeats tested, recomputed from the unit and baseline files."""
@@ -930,6 +942,7 @@ def test_single_document_queries_are_refused_and_undefined_trisk_gives_a_whole_r
 
 
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="sends Ctrl-C to a process group")
+@pytest.mark.slow
 def test_ctrl_c_to_the_whole_process_group_prints_one_line(tmp_path):
     """A terminal's Ctrl-C reaches the driver and every local worker: the workers leave it to
     the driver, which closes the cluster and says how to resume, without the workers' Dask
@@ -973,6 +986,7 @@ def _naive_err(labels, scores, group, k, max_label):
             for y, s in split_queries(list(labels), list(scores), list(group))]
 
 
+@pytest.mark.slow
 def test_every_reported_measure_and_one_added_later_without_training_again(tmp_path):
     """``measures = ["ndcg@10"]`` then ``["ndcg@10", "err@5"]`` on the same folder: the second
     run trains nothing, gives every unit ERR@5 from its kept test scores (checked against ERR's
@@ -1036,6 +1050,7 @@ def test_every_reported_measure_and_one_added_later_without_training_again(tmp_p
     assert f"ERR(max\\_label={top})@5 over" in (out / "report.tex").read_text()
 
 
+@pytest.mark.slow
 def test_an_err_target_trains_every_learner_toward_err_and_selects_on_it(tmp_path):
     """``[objective] measure = "err@5"``: each unit's objective targets ERR@5 (written out with
     the data's highest label) against baselines in ERR@5, early stopping on validation ERR@5;

@@ -42,6 +42,7 @@ def _frames(qrels, run):
     return q, r
 
 
+@pytest.mark.slow
 def test_every_form_gives_the_numbers_of_our_own_frames(collection):
     qrels, run = collection
     q, r = _frames(qrels, run)
@@ -121,6 +122,7 @@ def test_risk_measures_align_topic_keyed_values_by_topic():
         risk.urisk(system, [0.4, 0.3, 0.6])
 
 
+@pytest.mark.slow
 def test_runs_in_memory_are_summarised_in_one_call_as_files_are(collection, tmp_path):
     """trec.summarise takes a ranx Run, a PyTerrier frame, a dict and a file side by side:
     its table equals the command line's on the same runs written as files, and its figures

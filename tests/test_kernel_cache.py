@@ -9,6 +9,10 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
+
+#: Every test here starts processes that compile kernels: outside the quick loop.
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -41,6 +41,7 @@ def _mq2008():
 
 
 @pytest.mark.parametrize("dataset", [_lightgbm_example, _mq2008])
+@pytest.mark.slow
 def test_lambdamart_builds_the_native_lambdarank_model(dataset):
     train, test = dataset()
     native = _train("lambdarank", train.X, train.y, train.group)
@@ -48,6 +49,7 @@ def test_lambdamart_builds_the_native_lambdarank_model(dataset):
     _assert_same_models(native, ours, test.X)
 
 
+@pytest.mark.slow
 def test_lambdamart_native_equivalence_with_weights_and_params():
     train, test = _mq2008()
     weight = np.random.default_rng(0).uniform(0.5, 2.0, train.y.size)
@@ -58,6 +60,7 @@ def test_lambdamart_native_equivalence_with_weights_and_params():
     _assert_same_models(native, ours, test.X)
 
 
+@pytest.mark.slow
 def test_ucro_losses_against_bm25_do_not_grow_with_alpha():
     """MQ2008 Fold 1, BM25 (feature 25) as baseline: training queries whose NDCG@10 falls
     below BM25's after 100 rounds, for α = 0, 1, 5, 10 (measured: 16, 10, 2, 2; with the
@@ -78,6 +81,7 @@ def test_ucro_losses_against_bm25_do_not_grow_with_alpha():
     assert below[2] <= below[0] // 2, below  # the emphasis reaches the trees
 
 
+@pytest.mark.slow
 def test_feval_early_stopping_with_per_set_baselines():
     train, test = _mq2008()
     valid = load_letor(shared_file("mq2008/Fold1/vali.txt"), n_features=46)
@@ -107,6 +111,7 @@ def test_feval_early_stopping_with_per_set_baselines():
     assert evals["test"]["urisk@10[a=5, default]"][best] == pytest.approx(x.mean(), abs=1e-12)
 
 
+@pytest.mark.slow
 def test_tfaro_scales_each_querys_gradients_by_one_plus_alpha_prime_on_mq2008():
     """Under T-FARO each query's Σ|λ| is (1 + α'_q) times LambdaMART's, in every iteration
     tested (the scores of a native lambdarank model after 0, 1, 10 and 50 trees), with

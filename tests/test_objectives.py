@@ -566,6 +566,7 @@ class _ToyObjective(objectives._OneBaseline):
         return _Halved(weight=np.full(model_values.size, float(self.weight)))
 
 
+@pytest.mark.slow
 def test_a_toy_objective_takes_its_settings_from_the_configuration(monkeypatch):
     """The objectives' docstring: a state, a multiplier and a dataclass, about 16 lines; the
     configuration gives it every [objective] key it declares or inherits (sigmoid here), and

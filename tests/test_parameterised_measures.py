@@ -101,6 +101,7 @@ def test_success_and_bpref_equal_trec_eval_on_a_random_collection(seed):
 
 
 @pytest.mark.shared_data
+@pytest.mark.slow
 def test_success_and_bpref_equal_trec_eval_on_trec_2012_runs():
     qrels = read_qrels(shared_file("trec2012/qrels.adhoc.txt"))
     for path in sorted(shared_file("trec2012/runs").glob("*.txt"))[:4]:

@@ -82,6 +82,7 @@ def test_tr_tj_and_risk_reward_draw_their_values():
     assert ax.lines[1].get_xdata().tolist() == [0.024]
 
 
+@pytest.mark.slow
 def test_pyplot_is_left_alone():
     code = ("import matplotlib, sys\nmatplotlib.use('svg')\n"
             "from lgb_risk import plots\n"
@@ -92,6 +93,7 @@ def test_pyplot_is_left_alone():
     assert done.stdout.split() == ["svg", "False"]
 
 
+@pytest.mark.slow
 def test_evaluate_writes_the_figures(tmp_path):
     from lgb_risk.experiment import synthetic
     from tests.test_cli import run_cli
@@ -146,6 +148,7 @@ def _pdf_facts(path):
 
 
 @pytest.mark.parametrize("size, width", [("column", 3.3 * 72), ("page", 7.0 * 72)])
+@pytest.mark.slow
 def test_pdf_figures_embed_truetype_fonts_at_exactly_their_width(tmp_path, size, width):
     """No Type 3 font (some submission systems refuse them), and the page exactly as wide as
     the size says: a column figure fits ACM's 241-pt column."""

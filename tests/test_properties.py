@@ -1,6 +1,7 @@
 """Property-based tests (hypothesis) of the invariants the formulas promise, on random inputs."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -33,6 +34,7 @@ def rankings(draw, max_queries=6, max_docs=12, max_label=4):
 
 @PROPERTY
 @given(rankings(), st.integers(1, 12), st.integers(-1000, 1000))
+@pytest.mark.slow
 def test_ndcg_in_unit_interval_and_shift_invariant(problem, k, shift):
     labels, scores, group = problem
     for convention in (None, "lightgbm", "letor4", "trec_eval"):
@@ -80,6 +82,7 @@ def test_zrisk_and_georisk_invariant_to_permuting_queries(n_systems, n_queries, 
 
 @PROPERTY
 @given(rankings(max_label=2), st.data())
+@pytest.mark.slow
 def test_objective_gradients_sum_to_zero_per_query_and_alpha_zero_is_lambdamart(problem, data):
     labels, scores, group = problem
     n_queries = group.size

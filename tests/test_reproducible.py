@@ -16,6 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+#: Every test here starts processes under other BLAS kernels: outside the quick loop.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = r"""
@@ -29,6 +32,7 @@ from lgb_risk.experiment.measuring import RunMeasures
 from lgb_risk.experiment.protocol_baselines import (baseline_store, learned_baseline_scorer,
                                                     learned_baseline_scores)
 from lgb_risk.experiment.training import train_booster
+
 
 config = load_config(None)
 config = dataclasses.replace(

@@ -162,6 +162,7 @@ def test_a_write_that_stops_short_names_the_file_and_the_disk(tmp_path):
     assert (tmp_path / "scores.npy").read_bytes() == b"before"
 
 
+@pytest.mark.slow
 def test_a_unit_whose_scores_were_deleted_is_trained_again(tmp_path):
     """A finished unit whose kept test scores were deleted is trained again on resume, saying
     so; its table and scores come back the same bits, and the report is the same."""
@@ -231,6 +232,7 @@ def test_distributed_train_names_what_is_wrong_with_its_client_and_labels():
         distributed.train({}, X, y_bad, group, client="unused", objective=LambdaMART())
 
 
+@pytest.mark.slow
 def test_a_refused_configuration_leaves_the_run_folder_as_it_was(tmp_path):
     """Adding [split] repeats to a finished run is another split: refused, and no folder of
     the new repeats is left behind."""

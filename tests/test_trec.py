@@ -76,6 +76,7 @@ def test_indri_casp_mean_err20_is_0_1947_as_published():
 
 
 @pytest.mark.shared_data
+@pytest.mark.slow
 def test_all_trec2012_runs_match_the_gdeval_reference_per_topic():
     qrels_path = shared_file("trec2012/qrels.adhoc.txt")
     qrels = data.read_qrels(qrels_path)

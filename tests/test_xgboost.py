@@ -42,6 +42,7 @@ def test_a_dmatrix_without_queries_is_refused():
 
 
 @pytest.mark.shared_data
+@pytest.mark.slow
 def test_on_mq2008_as_good_as_rank_ndcg_and_u_cro_lowers_risk():
     """All 784 MQ2008 queries in 5 query folds; 100 rounds at η = 0.05, depth 6 (our hessians
     with LightGBM's min_sum_hessian_in_leaf as min_child_weight). LambdaMART through the

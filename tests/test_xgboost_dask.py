@@ -21,6 +21,9 @@ da = pytest.importorskip("dask.array")
 import xgboost.dask  # noqa: E402,F401  (xgb.dask)
 from distributed import Client, LocalCluster  # noqa: E402
 
+#: Every test here starts processes, clusters or tools: outside the quick loop.
+pytestmark = pytest.mark.slow
+
 PARAMS = {"tree_method": "hist", "eta": 0.3, "max_depth": 3, "min_child_weight": 1e-3,
           "nthread": 1}
 ROUNDS = 3
