@@ -334,7 +334,6 @@ def test_a_progress_bar_shows_the_iterations_and_the_slowest_rank(client, data, 
 SCRIPT = """
 import numpy as np
 from lgb_risk import distributed
-
 {guard}
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 5))

@@ -33,7 +33,6 @@ from lgb_risk.experiment.protocol_baselines import (baseline_store, learned_base
                                                     learned_baseline_scores)
 from lgb_risk.experiment.training import train_booster
 
-
 config = load_config(None)
 config = dataclasses.replace(
     config, data=dataclasses.replace(config.data, queries=120),

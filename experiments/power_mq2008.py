@@ -1,0 +1,148 @@
+"""How many queries MQ2008's risk claims need: the topic-set size of each comparison the MQ2008
+readings discuss, from the committed runs' per-query values (their variance the pilot's).
+
+Reads three finished runs (the commands in ``experiments/results/mq2008.md`` and
+``mq2008_targets.md``):
+
+- ``experiments/runs/mq2008`` (``mq2008.toml``): U-CRO's and T-SARO's cut in losses to BM25,
+  each query's loss max(0, M_BM25 − M) in NDCG@10 against plain LambdaMART's (paired t-test,
+  the report's ``bm25_risk_p_vs_lambdamart``); GeoRisk at α = 5 against the learned baselines,
+  each learner against plain LambdaMART (the report's paired randomisation test).
+- ``experiments/runs/mq2008_targets_ndcg`` and ``..._err``: the ERR@20 target's gain in ERR@20
+  over the NDCG@10 target, learner by learner (paired t-test).
+
+For the t-tests: :func:`lgb_risk.significance.topics_needed` at power 0.8 and level 0.05, alone
+and Bonferroni-corrected over the m comparisons the report corrects over (Holm's strictest step,
+so enough under Holm), and the detectable difference at the queries tested. For GeoRisk's
+randomisation test the report gives its detectable difference at n, (z_{1−level/2} + z_power)
+times the null distribution's sd; that sd falls as 1/√n, so n · (detectable / observed)² queries
+detect the observed difference (the normal approximation the report's detectable difference
+already is).
+
+Writes ``power_mq2008.csv`` (``--out``); the reading, ``power_mq2008.md``, is written by hand.
+
+    python experiments/power_mq2008.py [--out experiments/results/power_mq2008.csv]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from lgb_risk import significance
+from lgb_risk.experiment.config import load_config
+from lgb_risk.experiment.layout import RunFolder
+from lgb_risk.experiment.report import averaged_baselines, collect_results, results_table
+from lgb_risk.objectives import OBJECTIVES
+
+HERE = Path(__file__).resolve().parent
+POWER, LEVEL = 0.8, 0.05
+LAMBDAMART = ("LambdaMART", 0.0)
+
+
+def _t_rows(claim: str, differences: dict, comparisons: int) -> list[dict]:
+    """One row per compared system: the per-query differences' mean and sd, the detectable
+    difference at n, and the queries needed for the observed mean, alone and corrected."""
+    rows = []
+    for name, d in differences.items():
+        mean, sd, n = float(d.mean()), float(d.std(ddof=1)), int(d.size)
+        row = {"claim": claim, "system": name, "test": "paired t-test", "queries": n,
+               "observed": mean, "sd": sd, "p": float(stats.ttest_1samp(d, 0.0).pvalue),
+               "detectable": significance.detectable_difference(sd, n, power=POWER,
+                                                                level=LEVEL),
+               "detectable_corrected": significance.detectable_difference(
+                   sd, n, power=POWER, level=LEVEL, comparisons=comparisons),
+               "needed": significance.topics_needed(sd, mean, power=POWER, level=LEVEL),
+               "needed_corrected": significance.topics_needed(sd, mean, power=POWER, level=LEVEL,
+                                                              comparisons=comparisons),
+               "comparisons": comparisons}
+        rows.append(row)
+    return rows
+
+
+def _label(learner: str, alpha: float) -> str:
+    return f"{OBJECTIVES[learner].paper_name} α={alpha:g}"
+
+
+def losses_to_bm25(out: Path) -> list[dict]:
+    """U-CRO and T-SARO against plain LambdaMART: each query's loss to BM25 (NDCG@10)."""
+    config = load_config(HERE / "mq2008.toml")
+    results = collect_results(config, out)
+    feature, _ = averaged_baselines(config, out, list(results.index))
+    loss = {key: np.maximum(0.0, feature - results[key].to_numpy()) for key in results.columns}
+    compared = [key for key in results.columns if key != LAMBDAMART]
+    differences = {_label(*key): loss[key] - loss[LAMBDAMART] for key in compared
+                   if key[0] in ("UCRO", "TSARO")}
+    return _t_rows("loss to BM25 (NDCG@10), against LambdaMART", differences, len(compared))
+
+
+def georisk_against_learned(out: Path) -> list[dict]:
+    """Every learner's GeoRisk at the report's α against the learned baselines, against plain
+    LambdaMART: from the report's own randomisation tests."""
+    config = load_config(HERE / "mq2008.toml")
+    table = results_table(config, out)
+    n = len(collect_results(config, out))
+    reference = float(table.loc[table["learner"] == "LambdaMART", "georisk"].iloc[0])
+    compared = table[table["learner"] != "LambdaMART"]
+    m = len(compared)
+    z = stats.norm.ppf(1 - LEVEL / 2) + stats.norm.ppf(POWER)
+    z_m = stats.norm.ppf(1 - LEVEL / (2 * m)) + stats.norm.ppf(POWER)
+    rows = []
+    for _, row in compared.iterrows():
+        observed = float(row["georisk"]) - reference
+        detectable = float(row["georisk_detectable"])
+        needed = n * (detectable / observed) ** 2 if observed else np.nan
+        rows.append({"claim": "GeoRisk at α = 5 against the learned baselines, against "
+                              "LambdaMART", "system": f"{row['learner']} α={row['alpha']:g}",
+                     "test": "paired randomisation (normal approximation)", "queries": n,
+                     "observed": observed, "sd": np.nan,  # not a mean of per-query values
+                     "p": float(row["georisk_p_vs_lambdamart"]), "detectable": detectable,
+                     "detectable_corrected": detectable * z_m / z,
+                     "needed": int(np.ceil(needed)) if observed else np.nan,
+                     "needed_corrected": (int(np.ceil(needed * (z_m / z) ** 2)) if observed
+                                          else np.nan),
+                     "comparisons": m})
+    return rows
+
+
+def err_target_gain(ndcg_out: Path, err_out: Path) -> list[dict]:
+    """Each learner trained toward ERR@20 against the same learner toward NDCG@10, in ERR@20."""
+    runs = {}
+    for name, toml, out in (("ndcg", "mq2008_targets_ndcg.toml", ndcg_out),
+                            ("err", "mq2008_targets_err.toml", err_out)):
+        config = load_config(HERE / toml)
+        err = next(m for m in RunFolder(out).measures(config).reported
+                   if m.measure.name == "err")
+        runs[name] = collect_results(config, out, err)
+    queries = runs["ndcg"].index.intersection(runs["err"].index)
+    differences = {_label(*key): runs["err"].loc[queries, key].to_numpy()
+                   - runs["ndcg"].loc[queries, key].to_numpy() for key in runs["ndcg"].columns}
+    rows = _t_rows("ERR@20: the ERR@20 target against the NDCG@10 target", differences,
+                   len(differences))
+    for row, d in zip(rows, differences.values()):
+        row["needed_for_0.01"] = significance.topics_needed(float(d.std(ddof=1)), 0.01,
+                                                            power=POWER, level=LEVEL)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", default=str(HERE / "runs"), help="the runs' parent folder")
+    parser.add_argument("--out", default=str(HERE / "results" / "power_mq2008.csv"))
+    args = parser.parse_args()
+    runs = Path(args.runs)
+    rows = (losses_to_bm25(runs / "mq2008") + georisk_against_learned(runs / "mq2008")
+            + err_target_gain(runs / "mq2008_targets_ndcg", runs / "mq2008_targets_err"))
+    table = pd.DataFrame(rows)
+    table.to_csv(args.out, index=False, float_format="%.6g")
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(table.drop(columns=["claim", "test"]).to_string(index=False))
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
