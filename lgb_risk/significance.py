@@ -40,7 +40,7 @@ import numpy as np
 from lgb_risk._validation import check_whole_number
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from lgb_risk._typing import ArrayLike
 
@@ -65,12 +65,45 @@ class PairedTest:
         the differences do not vary.
     n : int
         Number of queries.
+    spread : float
+        The per-query standard deviation the test's power depends on: of the differences for
+        the t-test; for the randomisation test, its null distribution's sd times √n (so that
+        the normal approximation scales with n alike). NaN where there is none.
+    test : str
+        ``"t"`` or ``"randomisation"``.
+    p_error : float
+        The p-value's Monte Carlo standard error (0 for the t-test).
     """
 
     difference: float
     p_value: float
     detectable: float
     n: int
+    spread: float = float("nan")
+    test: str = "t"
+    p_error: float = 0.0
+
+    def queries_needed(self, *, power: float = 0.8, level: float = 0.05,
+                       comparisons: int = 1) -> float:
+        """The queries at which the test detects the observed difference with ``power`` at
+        ``level`` Bonferroni-corrected for ``comparisons``: the t-test's exactly
+        (:func:`topics_needed`), the randomisation test's by its normal approximation,
+        ((z_{1−level/2m} + z_power) · spread / difference)²; NaN where the difference is 0 or
+        does not vary.
+
+        >>> t = paired_t_test([0.5, 0.6, 0.7, 0.4, 0.6], [0.4, 0.6, 0.5, 0.3, 0.5])
+        >>> t.queries_needed()
+        7
+        """
+        if not self.difference or not self.spread > 0:
+            return float("nan")
+        if self.test == "t":
+            return topics_needed(self.spread, self.difference, power=power, level=level,
+                                 comparisons=comparisons)
+        from scipy import stats
+
+        z = stats.norm.ppf(1 - _levels(level, comparisons) / 2) + stats.norm.ppf(power)
+        return float(np.ceil((z * self.spread / self.difference) ** 2))
 
 
 def _pair(a, b) -> tuple[np.ndarray, np.ndarray]:
@@ -134,13 +167,28 @@ def paired_t_test(a: ArrayLike, b: ArrayLike, *, power: float = 0.8,
     else:
         p = 0.0 if d[0] != 0 else float("nan")
     return PairedTest(float(d.mean()), p, detectable_mean_difference(sd, d.size, power=power,
-                                                                     level=level), d.size)
+                                                                     level=level), d.size,
+                      spread=sd)
+
+
+#: How far (in Monte Carlo standard errors) a randomisation p-value must lie from a decision's
+#: level before more sign flips stop being drawn (:func:`paired_randomisation_test`).
+DECISION_MARGIN_SE = 3.0
+#: At most this many times the sign flips asked for are drawn to settle a decision.
+MOST_RESAMPLES_FACTOR = 64
 
 
 def paired_randomisation_test(statistic: Callable[[np.ndarray], np.ndarray], a: ArrayLike,
                               b: ArrayLike, *, resamples: int = 10000, seed: int = 0,
-                              power: float = 0.8, level: float = 0.05) -> PairedTest:
+                              power: float = 0.8, level: float = 0.05,
+                              decide_at: Sequence[float] = ()) -> PairedTest:
     """Randomisation (sign-flip) test of statistic(a) − statistic(b) for paired per-query values.
+
+    The p-value is a Monte Carlo estimate with standard error √(p(1 − p)/resamples)
+    (``p_error``). Where it lies within :data:`DECISION_MARGIN_SE` errors of a level in
+    ``decide_at`` (0.05, a corrected level), more flips of the same seeded stream are drawn,
+    doubling, up to :data:`MOST_RESAMPLES_FACTOR` times ``resamples``, so that the error cannot
+    move the decision; elsewhere the result is that of ``resamples`` flips, bit for bit.
 
     Parameters
     ----------
@@ -172,17 +220,33 @@ def paired_randomisation_test(statistic: Callable[[np.ndarray], np.ndarray], a: 
     if np.array_equal(a, b):
         return PairedTest(difference, float("nan"), float("nan"), a.size)
     rng = np.random.default_rng(seed)
-    null = np.empty(resamples)
     chunk = max(1, 4_000_000 // (2 * a.size))
-    for start in range(0, resamples, chunk):
-        m = min(chunk, resamples - start)
-        swap = rng.random((m, a.size)) < 0.5
-        first, second = np.where(swap, b, a), np.where(swap, a, b)
-        values = _row_values(statistic, np.vstack([first, second]))
-        null[start:start + m] = values[:m] - values[m:]
-    p = (1 + np.count_nonzero(np.abs(null) >= abs(difference) - 1e-15)) / (1 + resamples)
+
+    def flips(count: int) -> np.ndarray:
+        """The next ``count`` statistics of relabelled pairs from the seeded stream."""
+        null = np.empty(count)
+        for start in range(0, count, chunk):
+            m = min(chunk, count - start)
+            swap = rng.random((m, a.size)) < 0.5
+            first, second = np.where(swap, b, a), np.where(swap, a, b)
+            values = _row_values(statistic, np.vstack([first, second]))
+            null[start:start + m] = values[:m] - values[m:]
+        return null
+
+    def p_and_error(null: np.ndarray) -> tuple[float, float]:
+        p = (1 + np.count_nonzero(np.abs(null) >= abs(difference) - 1e-15)) / (1 + null.size)
+        return float(p), float(np.sqrt(p * (1 - p) / null.size))
+
+    null = flips(resamples)
+    p, error = p_and_error(null)
+    while (any(abs(p - t) < DECISION_MARGIN_SE * error for t in decide_at)
+           and null.size < MOST_RESAMPLES_FACTOR * resamples):
+        null = np.concatenate([null, flips(null.size)])  # the same stream, doubled
+        p, error = p_and_error(null)
     z = stats.norm.ppf(1 - level / 2) + stats.norm.ppf(power)
-    return PairedTest(difference, float(p), float(z * null.std(ddof=1)), a.size)
+    null_sd = float(null.std(ddof=1))
+    return PairedTest(difference, p, float(z * null_sd), a.size,
+                      spread=null_sd * np.sqrt(a.size), test="randomisation", p_error=error)
 
 
 def _row_values(statistic, rows: np.ndarray) -> np.ndarray:

@@ -259,6 +259,19 @@ def test_report_numbers_match_a_recomputation_from_the_unit_files(small_run):
             spread = np.std(macro[0] - macro[1], ddof=1) / np.sqrt(len(macro[0]))
             # Power 0.8 at level 0.05: about (1.96 + 0.84) standard errors.
             assert row["learned_risk_detectable"] == pytest.approx(2.8 * spread, rel=0.02)
+            # The queries the observed difference needs, after a correction over the m
+            # learner rows (Bonferroni's level): the first n whose noncentral-t power, from
+            # scipy here, reaches 0.8.
+            d, m = macro[0] - macro[1], len(report) - 1
+            sd, mean = np.std(d, ddof=1), np.mean(d)
+
+            def power_at(n, m=m, mean=mean, sd=sd):
+                c = stats.t.ppf(1 - 0.05 / m / 2, n - 1)
+                shift = abs(mean) * np.sqrt(n) / sd
+                return stats.nct.sf(c, n - 1, shift) + stats.nct.sf(c, n - 1, -shift)
+
+            needed = row["learned_risk_needed"]
+            assert power_at(needed) >= 0.8 and (needed == 2 or power_at(needed - 1) < 0.8)
         x = np.where(ndcg >= b, ndcg - b, 6 * (ndcg - b))  # report α = 5
         assert row["urisk"] == pytest.approx(x.mean(), abs=1e-6)
     assert (out / "report.md").read_text().count("| U-CRO | 2 |") == 2

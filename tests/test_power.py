@@ -142,3 +142,45 @@ def test_the_command_line_and_the_api_give_one_table(tmp_path):
     code, _, err = run_cli("power", tmp_path / "pt.csv", "--measure", "ndcg@20",
                            "--baseline", "nosuch")
     assert code == 2 and "--baseline 'nosuch' is not among the runs" in err
+
+
+def test_a_randomisation_p_value_near_a_decision_gets_more_flips_and_no_other_changes():
+    """Far from 0.05 the result is that of the flips asked for, bit for bit; near it the same
+    seeded stream is extended until the Monte Carlo error cannot move the decision."""
+    mean = lambda rows: rows.mean(axis=1)  # noqa: E731
+    rng = np.random.default_rng(0)
+    far_a = rng.uniform(size=40)
+    far = significance.paired_randomisation_test(mean, far_a, far_a - 0.2, resamples=999)
+    same = significance.paired_randomisation_test(mean, far_a, far_a - 0.2, resamples=999,
+                                                  decide_at=(0.05,))
+    assert same == far and far.p_error == pytest.approx(np.sqrt(far.p_value
+                                                                * (1 - far.p_value) / 999))
+    near = None
+    for seed in range(200):  # a pilot whose 999-flip p-value lies near 0.05
+        b = np.random.default_rng(seed).normal(0.5, 0.1, 50)
+        a = b + np.random.default_rng(seed + 1000).normal(0.028, 0.1, 50)
+        plain = significance.paired_randomisation_test(mean, a, b, resamples=999)
+        if abs(plain.p_value - 0.05) < 3 * plain.p_error:
+            near = (a, b, plain)
+            break
+    assert near is not None
+    a, b, plain = near
+    decided = significance.paired_randomisation_test(mean, a, b, resamples=999,
+                                                     decide_at=(0.05,))
+    assert decided.p_error < plain.p_error
+    assert (abs(decided.p_value - 0.05) >= significance.DECISION_MARGIN_SE * decided.p_error
+            or decided.p_error <= np.sqrt(0.25 / (999 * significance.MOST_RESAMPLES_FACTOR)))
+
+
+def test_a_paired_tests_queries_needed_is_topics_needed_of_its_differences():
+    rng = np.random.default_rng(4)
+    a, b = rng.uniform(size=60), rng.uniform(size=60)
+    t = significance.paired_t_test(a + 0.05, b)
+    d = a + 0.05 - b
+    assert t.queries_needed(comparisons=3) == significance.topics_needed(
+        d.std(ddof=1), d.mean(), comparisons=3)
+    r = significance.paired_randomisation_test(lambda rows: rows.mean(axis=1), a + 0.05, b,
+                                               resamples=999)
+    z = stats.norm.ppf(1 - 0.05 / 2) + stats.norm.ppf(0.8)
+    assert r.queries_needed() == np.ceil((z * r.spread / r.difference) ** 2)
+    assert r.detectable == pytest.approx(z * r.spread / np.sqrt(60))

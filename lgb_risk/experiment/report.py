@@ -7,8 +7,12 @@ against the feature baseline and, macro-averaged, against the learned baselines;
 TRisk against the feature baseline, and GeoRisk and T*Risk against the learned baselines, at the
 report's α. Each comparison with plain LambdaMART has a paired test (:mod:`lgb_risk.significance`:
 t-tests of per-query M, of the per-query losses whose means are Risk, of the per-query x_q
-behind T*Risk; a randomisation test of GeoRisk) and states the smallest difference the test can
-detect with these queries (power 0.8, level 0.05). With several repeats, how far a query's loss
+behind T*Risk; a randomisation test of GeoRisk, its p-value's Monte Carlo error stated and
+enough sign flips drawn that the error cannot move the decision at 0.05 or 0.05 / m) and states
+the smallest difference the test can detect with these queries (power 0.8, level 0.05,
+``*_detectable``) and the queries that would detect the observed difference with power 0.8
+after the report's correction, bounded by Bonferroni's 0.05 / m over the m learners compared
+(``*_needed``; :mod:`lgb_risk.power` says why). With several repeats, how far a query's loss
 repeats from one split to another. Written as ``report.md`` (a part per measure),
 ``report.csv`` (the first measure; ``report__MEASURE.csv`` for each other), ``report.tex``;
 figures (``plot`` extra) as PNG files, suffixed ``__MEASURE`` for the measures after the first.
@@ -188,13 +192,20 @@ _RISK_TESTS = {
     "tstar_urisk": ("URisk against their mean (T*Risk's numerator)",
                     "x_q at the report's α (paired t-test)"),
     "georisk": ("GeoRisk, learned baselines", "GeoRisk at the report's α (paired "
-                                              "randomisation test, 4,000 sign flips)"),
+                                              "randomisation test, 4,000 sign flips, more "
+                                              "where their error could move the decision)"),
 }
 
 
-def _record(row: dict, stem: str, test, same: bool) -> None:
+def _record(row: dict, stem: str, test, same: bool, comparisons: int) -> None:
+    """A paired test's p-value, detectable difference and the queries that would detect the
+    observed difference with power 0.8 after the report's correction, bounded by Bonferroni's
+    level 0.05 / m over the m learners compared (no stricter than Holm or
+    Benjamini-Hochberg)."""
     row[f"{stem}_p_vs_lambdamart"] = np.nan if same else test.p_value
     row[f"{stem}_detectable"] = test.detectable
+    row[f"{stem}_needed"] = np.nan if same else test.queries_needed(
+        comparisons=max(1, comparisons))
 
 
 def results_table(config: ExperimentConfig, out: str | os.PathLike,
@@ -228,6 +239,7 @@ def results_table(config: ExperimentConfig, out: str | os.PathLike,
         return values
 
     reference_values = compared(reference)
+    comparisons = max(1, len(results.columns) - 1)  # every learner row against LambdaMART
     rows = []
     for (learner, a), values in results.items():
         m = values.to_numpy()
@@ -242,15 +254,17 @@ def results_table(config: ExperimentConfig, out: str | os.PathLike,
         tested = compared(m)
         for stem, quantity in tested.items():
             _record(row, stem, significance.paired_t_test(quantity, reference_values[stem]),
-                    same)
+                    same, comparisons)
         row["urisk"] = urisk_against(m, feature, alpha)[0]
         t = risk.trisk_if_defined(m, feature, alpha)
         row["trisk"], row["trisk_p"] = (np.nan, np.nan) if t is None else (t.trisk, t.p_value)
         if learned is not None:
             row["georisk"] = georisk_against(m, learned, alpha)[0]
-            _record(row, "georisk", significance.paired_randomisation_test(
+            test = significance.paired_randomisation_test(
                 lambda rows: georisk_against(rows, learned, alpha), m, reference,
-                resamples=4000), same)
+                resamples=4000, decide_at=(0.05, 0.05 / comparisons))
+            _record(row, "georisk", test, same, comparisons)
+            row["georisk_p_error"] = np.nan if same else test.p_error
             row["tstar_urisk"] = float(tested["tstar_urisk"].mean())
             assert learned_mean is not None  # as learned is not None
             t_star = risk.trisk_if_defined(m, learned_mean, alpha)
@@ -424,7 +438,10 @@ def _measure_part(config: ExperimentConfig, folder: RunFolder, measure: MeasureS
               "", "Smallest true difference from plain LambdaMART that each paired test finds "
               "with probability 0.8 at a two-sided level of 0.05 with these queries (the range "
               "over the learners; in % of LambdaMART's own value). A p-value above 0.05 says "
-              "nothing about differences below this size."]
+              "nothing about differences below this size. The last column: the queries at "
+              "which each learner's observed difference would be found with probability 0.8 "
+              "after the report's correction (Bonferroni's level, which bounds it; the range "
+              "over the learners; the per-learner numbers are report.csv's *_needed)."]
     repeatability = (loss_repeatability(config, out, measure) if config.split.repeats > 1
                      else {})
     if repeatability:
@@ -504,7 +521,8 @@ def _detectable_table(table: pd.DataFrame, base: str, n: int, measure: MeasureSp
     columns = {own: own, "feature_risk": f"{base}_risk", "learned_risk": "learned_risk",
                "tstar_urisk": "tstar_urisk", "georisk": "georisk"}
     lines = ["| statistic | per-query values compared | n | detectable difference | "
-             "in % of LambdaMART's value |", "|---|---|---|---|---|"]
+             "in % of LambdaMART's value | queries needed for the observed differences |",
+             "|---|---|---|---|---|---|"]
     for stem, (statistic, compared) in _tests(measure).items():
         column = columns[stem]
         if f"{column}_detectable" not in table or others.empty:
@@ -514,7 +532,10 @@ def _detectable_table(table: pd.DataFrame, base: str, n: int, measure: MeasureSp
         relative = "–" if own == 0 else "–".join(
             f"{100 * v / own:.{1 if 100 * v / own < 10 else 0}f}" for v in (low, high)) + "%"
         name = f"{statistic} ({base})" if stem == "feature_risk" else statistic
-        lines.append(f"| {name} | {compared} | {n} | {low:.4f}–{high:.4f} | {relative} |")
+        needed = others[f"{column}_needed"].dropna()
+        queries = "–" if needed.empty else f"{needed.min():,.0f}–{needed.max():,.0f}"
+        lines.append(f"| {name} | {compared} | {n} | {low:.4f}–{high:.4f} | {relative} | "
+                     f"{queries} |")
     return "\n".join(lines)
 
 
