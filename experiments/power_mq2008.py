@@ -17,7 +17,7 @@ so enough under Holm), and the detectable difference at the queries tested. For 
 randomisation test the report gives its detectable difference at n, (z_{1−level/2} + z_power)
 times the null distribution's sd; that sd falls as 1/√n, so n · (detectable / observed)² queries
 detect the observed difference (the normal approximation the report's detectable difference
-already is).
+already is; :meth:`lgb_risk.significance.PairedTest.queries_needed`).
 
 Writes ``power_mq2008.csv`` (``--out``); the reading, ``power_mq2008.md``, is written by hand.
 
@@ -90,21 +90,25 @@ def georisk_against_learned(out: Path) -> list[dict]:
     compared = table[table["learner"] != "LambdaMART"]
     m = len(compared)
     z = stats.norm.ppf(1 - LEVEL / 2) + stats.norm.ppf(POWER)
-    z_m = stats.norm.ppf(1 - LEVEL / (2 * m)) + stats.norm.ppf(POWER)
     rows = []
     for _, row in compared.iterrows():
-        observed = float(row["georisk"]) - reference
-        detectable = float(row["georisk_detectable"])
-        needed = n * (detectable / observed) ** 2 if observed else np.nan
+        # The report's test again, from its columns: its null distribution's sd is the
+        # detectable difference over z, and PairedTest answers by the normal approximation.
+        test = significance.PairedTest(float(row["georisk"]) - reference,
+                                       float(row["georisk_p_vs_lambdamart"]),
+                                       float(row["georisk_detectable"]), n,
+                                       spread=float(row["georisk_detectable"]) / z * np.sqrt(n),
+                                       test="randomisation")
         rows.append({"claim": "GeoRisk at α = 5 against the learned baselines, against "
                               "LambdaMART", "system": f"{row['learner']} α={row['alpha']:g}",
                      "test": "paired randomisation (normal approximation)", "queries": n,
-                     "observed": observed, "sd": np.nan,  # not a mean of per-query values
-                     "p": float(row["georisk_p_vs_lambdamart"]), "detectable": detectable,
-                     "detectable_corrected": detectable * z_m / z,
-                     "needed": int(np.ceil(needed)) if observed else np.nan,
-                     "needed_corrected": (int(np.ceil(needed * (z_m / z) ** 2)) if observed
-                                          else np.nan),
+                     "observed": test.difference, "sd": np.nan,  # not a per-query mean
+                     "p": test.p_value, "detectable": test.detectable,
+                     "detectable_corrected": test.detectable * (
+                         stats.norm.ppf(1 - LEVEL / (2 * m)) + stats.norm.ppf(POWER)) / z,
+                     "needed": test.queries_needed(power=POWER, level=LEVEL),
+                     "needed_corrected": test.queries_needed(power=POWER, level=LEVEL,
+                                                             comparisons=m),
                      "comparisons": m})
     return rows
 
@@ -138,6 +142,8 @@ def main() -> None:
     rows = (losses_to_bm25(runs / "mq2008") + georisk_against_learned(runs / "mq2008")
             + err_target_gain(runs / "mq2008_targets_ndcg", runs / "mq2008_targets_err"))
     table = pd.DataFrame(rows)
+    for column in ("needed", "needed_corrected"):  # whole numbers of queries, every digit
+        table[column] = table[column].astype("Int64")
     table.to_csv(args.out, index=False, float_format="%.6g")
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.drop(columns=["claim", "test"]).to_string(index=False))

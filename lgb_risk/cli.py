@@ -298,7 +298,7 @@ def _shown(topics) -> str:
 
 
 def _cmd_evaluate(args) -> None:
-    from lgb_risk.latex import escape
+    from lgb_risk.latex import escape, measures_named
 
     results, baseline = _evaluate(args)
     headers = _headers(args.header)
@@ -307,7 +307,7 @@ def _cmd_evaluate(args) -> None:
         if args.decimals is None and args.format in ("csv", "json"):
             args.decimals = 17  # every bit: `lgb-risk risk` reads it back to evaluate's values
         _write(trec.per_topic_table(results, args.measures), args, headers,
-               caption or f"{_measures_text(args.measures)} of each run on each topic.")
+               caption or f"{measures_named(args.measures)} of each run on each topic.")
         return
     if args.format == "latex" and args.layout is None and not args.columns:
         # The paper's table: a row per run, per measure its mean and, against the baseline,
@@ -338,18 +338,11 @@ def _cmd_evaluate(args) -> None:
         table = {c: table[c] for c in args.columns}
     if caption is None:
         alphas = ", ".join(f"{a:g}" for a in args.alpha)
-        caption = (f"{_measures_text(args.measures)} of each run" + (
+        caption = (f"{measures_named(args.measures)} of each run" + (
             f" and its risk measures against {escape(baseline)}" if baseline else
             " and its risk measures against the others" if len(results) > 1 else "")
             + (f", at $\\alpha$ = {alphas}" if len(results) > 1 else "") + ".")
     _write(table, args, headers, caption, baseline)
-
-
-def _measures_text(measures) -> str:
-    from lgb_risk.latex import escape
-
-    labels = [escape(registry.parse(m).label) for m in measures]
-    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
 def _note_placement(text: str, span: str | None) -> None:

@@ -24,7 +24,7 @@ from lgb_risk._validation import check_choice
 from lgb_risk.risk import TESTS
 from lgb_risk.significance import CORRECTIONS
 
-__all__ = ["latex_table", "summary_latex", "escape", "BETTER"]
+__all__ = ["latex_table", "summary_latex", "escape", "measures_named", "column_header", "BETTER"]
 
 #: The direction in which a column's values are better (columns absent are never bolded:
 #: counts of topics, p-values, ties). A measure's own column (``ndcg@20``) is higher-better.
@@ -123,8 +123,9 @@ _TABLE_FONT_PT = 9.0
 #: The space either side of a column; LaTeX's default is 6 pt, which a paper's tables often
 #: narrow so that they take one column.
 _TABCOLSEP_PT = 4.0
-#: Measured against pdflatex, the estimate falls short by up to 1.5% (math spacing, bold
-#: text): a table is placed in one column when its estimate, this much larger, fits.
+#: The character widths miss math spacing and bold text, so the sum can fall short of the width
+#: pdflatex prints (BENCHMARKS.md): a table is placed in one column when its estimate, this much
+#: larger, fits; a test holds it at or above pdflatex's measure.
 _ESTIMATE_MARGIN = 1.02
 #: ACM sigconf: a column is 241 pt wide, the text (both columns) 506 pt.
 WIDTHS_PT = {"column": 241.0, "page": 506.0}
@@ -443,8 +444,7 @@ def summary_latex(summary: Mapping[str, Sequence[Any]], measures: Sequence[str],
                 directional[f"{m}_trisk_a{alpha_text}"] = (
                     list(p_trisk), list(summary[f"{m}_trisk_a{alpha_text}"]))
         groups.append((shown, columns))
-    measures_text = _and((labels or {}).get(m) or escape(registry.parse(m).label)
-                         for m in measures)
+    measures_text = measures_named(measures, labels)
     risk_text = "TRisk" if span == "column" else "URisk and TRisk"
     if caption is None:
         caption = f"Mean {measures_text} of each run" + (
@@ -464,10 +464,17 @@ def summary_latex(summary: Mapping[str, Sequence[Any]], measures: Sequence[str],
                        directional=directional, directional_meaning=meaning)
 
 
-def _and(items: Any) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+def measures_named(measures: Sequence[str], labels: Mapping[str, str] | None = None) -> str:
+    """The measures as a caption names them, in LaTeX: ``labels`` where given, else the
+    registry's labels escaped; ``NDCG@20``, ``NDCG@20 and ERR@20``, ``A, B and C``.
+
+    >>> measures_named(["ndcg@20", "err@20"])
+    'NDCG@20 and ERR@20'
+    """
+    from lgb_risk import measures as registry
+
+    names = [(labels or {}).get(m) or escape(registry.parse(m).label) for m in measures]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 #: The marks of ``latex_table(marks=...)``, in the order the columns are given.

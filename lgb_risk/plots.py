@@ -427,7 +427,8 @@ def _check_format(figure_format: str) -> None:
 
 def _in_forks(names: list, work: Any, progress: Any) -> list:
     """``work(share, report)`` over shares of ``names`` in this process and forked copies of
-    it, one per usable core (drawing and embedding fonts take a figure a quarter of a second);
+    it, one per usable core (drawing a figure and embedding its fonts is most of the time:
+    BENCHMARKS.md);
     the results in ``names``' order. ``report(done, total)`` of this process's share stands
     for every share's."""
     from lgb_risk._forked import map_in_forks

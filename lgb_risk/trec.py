@@ -509,10 +509,6 @@ class RunSummary:
         if chosen not in scores:
             raise ValueError(f"measure {chosen!r} is not among the summary's measures with "
                              f"risk measures: {', '.join(scores)}")
-        if self.correction == "bh":
-            raise ValueError("topic-set sizes are bounded by Bonferroni's level (Holm's "
-                             "strictest step); under Benjamini-Hochberg they have no closed "
-                             "form: summarise with correction='holm' or 'bonferroni'")
         return power_table(scores[chosen], baseline, self.alphas, difference=difference,
                            power=power, level=level, correction=self.correction,
                            simulate=simulate)
