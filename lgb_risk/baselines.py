@@ -35,6 +35,24 @@ __all__ = ["BaselineStore", "FeatureBaseline", "aligned_baselines"]
 _FORMAT_VERSION = 1
 
 
+def _feature_column(column: int | None, letor_feature: int | None, n_features: int) -> int:
+    """The 0-based column of X named by ``column`` or by LETOR's 1-based ``letor_feature``."""
+    if (column is None) == (letor_feature is None):
+        raise TypeError("give the feature as column= (0-based) or letor_feature= (LETOR's "
+                        "1-based number), one of the two")
+    if column is not None:
+        if isinstance(column, bool) or not isinstance(column, (int, np.integer)) or not (
+                0 <= column < n_features):
+            raise ValueError(f"column must be a column of X from 0 to {n_features - 1}, got "
+                             f"{column!r}")
+        return int(column)
+    if isinstance(letor_feature, bool) or not isinstance(letor_feature, (int, np.integer)) or \
+            not (1 <= letor_feature <= n_features):
+        raise ValueError(f"letor_feature must be a LETOR feature number from 1 to {n_features}, "
+                         f"got {letor_feature!r}")
+    return int(letor_feature) - 1
+
+
 def _ids(query_ids) -> pd.Index:
     ids = pd.Index([str(q) for q in np.asarray(query_ids).ravel()], name="query_id")
     return ids
@@ -64,12 +82,12 @@ class BaselineStore:
 
     Examples
     --------
-    Per-query NDCG@10 of ranking by feature 2 (LETOR numbers features from 1; q2's relevant
-    document comes second: 1/log2(3)), for U-CRO:
+    Per-query NDCG@10 of ranking by column 1 of X (LETOR's feature 2; q2's relevant document
+    comes second: 1/log2(3)), for U-CRO:
 
     >>> X = np.array([[0.1, 0.9], [0.2, 0.4], [0.3, 0.8], [0.5, 0.1]])
     >>> store = BaselineStore.from_feature(X, labels=[1, 0, 0, 2], group=[2, 2],
-    ...                                    query_ids=["q1", "q2"], feature=2, name="bm25")
+    ...                                    query_ids=["q1", "q2"], column=1, name="bm25")
     >>> store.table["bm25"].round(4).to_dict()
     {'q1': 1.0, 'q2': 0.6309}
     >>> from lgb_risk import UCRO
@@ -137,33 +155,50 @@ class BaselineStore:
 
     @classmethod
     def from_feature(cls, X: Any, labels: ArrayLike, group: ArrayLike,
-                     query_ids: ArrayLike | None, feature: int, name: str | None = None, *,
+                     query_ids: ArrayLike | None, *legacy: Any, column: int | None = None,
+                     letor_feature: int | None = None, name: str | None = None,
                      k: int = 10, label_gain: str | ArrayLike | None = None,
-                     ties: str = "stable") -> BaselineStore:
+                     ties: str = "stable", **old: Any) -> BaselineStore:
         """NDCG@k per query of ranking by one feature, descending (e.g. BM25).
 
-        ``feature`` is the 1-based feature number of the LETOR/SVMlight file (LETOR 4.0 feature 25
-        and MSLR-WEB feature 110 are BM25 of the whole document); column ``feature - 1`` of X.
+        The feature is named as everywhere in this library, by its 0-based ``column`` of X
+        (:class:`FeatureBaseline`, ``RiskRanker(baseline_feature=...)``), or by the 1-based
+        number of the LETOR/SVMlight file as ``letor_feature`` (LETOR 4.0's feature 25 and
+        MSLR-WEB's feature 110 are BM25 of the whole document: ``letor_feature=25`` is
+        ``column=24``); one of the two, by keyword.
+
+        >>> X = np.array([[0.1, 3.0], [0.9, 1.0], [0.5, 2.0]])
+        >>> store = BaselineStore.from_feature(X, [2, 0, 1], [3], ["q1"], column=1, name="bm25")
+        >>> store.table["bm25"].to_dict()  # ranked by column 1: labels 2, 1, 0, the ideal
+        {'q1': 1.0}
+        >>> BaselineStore.from_feature(X, [2, 0, 1], [3], ["q1"], letor_feature=2).names
+        ['column1']
         """
-        n_features = X.shape[1]
-        if isinstance(feature, bool) or not isinstance(feature, (int, np.integer)) or not (
-                1 <= feature <= n_features):
-            raise ValueError(f"feature must be a feature number from 1 to {n_features}, "
-                             f"got {feature!r}")
-        column = X[:, feature - 1]
-        column = np.asarray(column.toarray() if hasattr(column, "toarray") else column).ravel()
-        bad = np.flatnonzero(~np.isfinite(column))
+        if legacy or "feature" in old:
+            given = old.get("feature", legacy[0] if legacy else None)
+            raise TypeError(
+                f"from_feature names the feature by keyword: column=, 0-based as FeatureBaseline "
+                f"and RiskRanker(baseline_feature=) count, or letor_feature=, LETOR's 1-based "
+                f"number (the former feature={given!r} was LETOR's number: write "
+                f"letor_feature={given!r}, or column="
+                f"{given - 1 if isinstance(given, int) else '...'})")
+        if old:
+            raise TypeError(f"from_feature got an unexpected keyword argument "
+                            f"{next(iter(old))!r}")
+        column = _feature_column(column, letor_feature, X.shape[1])
+        values = X[:, column]
+        values = np.asarray(values.toarray() if hasattr(values, "toarray") else values).ravel()
+        bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             g = np.asarray(group, dtype=np.int64)
             q = int(np.searchsorted(np.cumsum(g), bad[0], side="right"))
             ids = _ids(query_ids)
-            raise ValueError(f"feature {feature} is {float(column[bad[0]])} for a document of "
+            raise ValueError(f"column {column} is {float(values[bad[0]])} for a document of "
                              f"query {ids[q] if q < ids.size else q!r} ({bad.size} such "
                              "document(s)); a feature baseline ranks by finite values")
-        store = cls.from_scores(column, labels, group, query_ids, name or f"feature{feature}",
+        store = cls.from_scores(values, labels, group, query_ids, name or f"column{column}",
                                 k=k, label_gain=label_gain, ties=ties)
-        store.metadata[store.names[0]] = {"source": "feature", "feature": int(feature),
-                                          "ties": ties}
+        store.metadata[store.names[0]] = {"source": "feature", "column": column, "ties": ties}
         return store
 
     @classmethod

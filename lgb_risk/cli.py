@@ -1,17 +1,6 @@
-"""The lgb-risk command line::
-
-    lgb-risk evaluate QRELS RUN [RUN ...]   TREC runs against qrels, gdeval.pl conventions,
-                                            with risk measures across the runs.
-    lgb-risk risk SCORES.csv                risk measures from a per-topic table.
-    lgb-risk run [CONFIG]                   run (or resume) an experiment: split, baselines,
-                                            learners x alpha x folds, report.
-    lgb-risk split CONFIG / baselines       run an experiment's first stages only.
-    lgb-risk active POOL --scores FILE      estimate a ranker's DCG/ERR on a labelling budget
-                                            (Sawade et al. 2013), or simulate active
-                                            against passive.
-    lgb-risk demo                           evaluate a small synthetic TREC collection.
-
-Run lgb-risk COMMAND --help for the options.
+"""The lgb-risk command line: risk-sensitive evaluation of TREC runs, topic-set sizes, active
+evaluation, and the papers' risk-sensitive LambdaMART experiments. ``lgb-risk COMMAND --help``
+gives a command's options and examples (:data:`EXAMPLES`).
 """
 
 from __future__ import annotations
@@ -23,6 +12,7 @@ import re
 import shutil
 import sys
 import tempfile
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -700,6 +690,68 @@ def _add_baseline_options(parser) -> None:
                         "sign flips, seeded)")
 
 
+#: Examples of each command, shown by its ``--help`` and the manual: (what it does, the command).
+#: Those of evaluate, risk and power read the collection ``lgb-risk demo --out demo`` writes.
+EXAMPLES: dict[str, list[tuple[str, str]]] = {
+    "evaluate": [
+        ("every run's NDCG@20 and ERR@20 with its risk measures against run1 at alpha 1 and 5",
+         "lgb-risk evaluate demo/qrels.txt demo/runs/*.txt --baseline run1 --alpha 1 5"),
+        ("a paper's table (one ACM column) with Holm-corrected marks, and its figures as PDF",
+         "lgb-risk evaluate demo/qrels.txt demo/runs/*.txt --baseline run1 --alpha 1 5 "
+         "--correction holm --format latex -o table.tex --figure figures --figure-format pdf"),
+        ("each run's per-topic values, under trec_eval's conventions",
+         "lgb-risk evaluate demo/qrels.txt demo/runs/*.txt --convention trec_eval --per-topic "
+         "--format csv -o per_topic.csv"),
+    ],
+    "risk": [
+        ("risk measures from a per-topic table (here evaluate --per-topic's)",
+         "lgb-risk risk per_topic.csv --measure ndcg@20 --baseline run1 --alpha 0 1 5"),
+    ],
+    "power": [
+        ("how many topics each run's difference from run1 needs, t-test and simulated tests",
+         "lgb-risk power demo/runs/*.txt --qrels demo/qrels.txt --baseline run1 --simulate "
+         "--draws 50"),
+    ],
+    "run": [
+        ("the built-in demo experiment (synthetic data), into runs/demo",
+         "lgb-risk run"),
+        ("an experiment of a configuration on two processes, resumed if it stopped",
+         "lgb-risk run experiments/mq2008.toml --out runs/mq2008 --jobs 2"),
+    ],
+    "split": [("an experiment's query split only", "lgb-risk split experiments/mq2008.toml")],
+    "baselines": [("its split and baselines only",
+                   "lgb-risk baselines experiments/mq2008.toml")],
+    "active": [
+        ("simulate active against passive estimation of ERR@10 on a labelled pool",
+         "lgb-risk active pool.txt --scores scores.txt --measure err --k 10 --budget 5 10 20 "
+         "--simulate --repetitions 200"),
+    ],
+    "demo": [("write the demo collection into demo/ and evaluate it", "lgb-risk demo --out demo")],
+}
+
+
+def _examples_epilog(command: str) -> str:
+    lines = ["examples:"]
+    for what, example in EXAMPLES[command]:
+        wrapped = textwrap.wrap(example, width=82, initial_indent="  ",
+                                subsequent_indent="      ", break_on_hyphens=False)
+        lines += [f"  # {what}", *(line + " \\" for line in wrapped[:-1]), wrapped[-1]]
+    return "\n".join(lines)
+
+
+class _ParagraphHelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but a description or epilog paragraph whose lines are indented is
+    kept as written (examples, a list of keys); the others are filled to the width."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = text.split("\n\n")
+        return "\n\n".join(
+            "\n".join(indent + line for line in paragraph.splitlines())
+            if any(line.startswith(" ") for line in paragraph.splitlines()[1:])
+            else super(_ParagraphHelpFormatter, self)._fill_text(paragraph, width, indent)
+            for paragraph in paragraphs)
+
+
 class _LazyHelpParser(argparse.ArgumentParser):
     """An ArgumentParser whose epilog is computed when its help is printed (``epilog_from``), so
     that building the parser imports nothing heavy (``lgb-risk evaluate`` starts without
@@ -712,34 +764,41 @@ class _LazyHelpParser(argparse.ArgumentParser):
             self.epilog = self.epilog_from()
         return super().format_help()
 
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _ParagraphHelpFormatter)
+        super().__init__(*args, **kwargs)
+        if self.prog.split()[-1] in EXAMPLES:
+            self.epilog = _examples_epilog(self.prog.split()[-1])
+
 
 def _objective_keys_help() -> str:
     """The [objective] keys of a configuration, read from the objectives' declarations."""
     import re
-    import textwrap
 
     from lgb_risk._parameters import declared
     from lgb_risk.experiment.config import objective_parameter_table
     from lgb_risk.objectives import OBJECTIVES
 
-    lines = ["[objective] keys of a configuration (the objectives' parameters; each learner takes "
-             "those it declares):"]
+    lines = ["[objective] keys of a configuration (the objectives' parameters;",
+             "each learner takes those it declares):"]
     for key, learners in objective_parameter_table().items():
         field, declaration = next((f, d) for f, d in declared(OBJECTIVES[learners[0]])
                                   if f.name == key)
-        lines.append(f"  {key} = {field.default!r}  ({declaration.kind}; "
-                     f"{', '.join(learners)})")
-        plain = re.sub(r":\w+:`~?([^`]+)`", r"\1", declaration.doc).replace("``", "")
-        lines += textwrap.wrap(plain, width=92, initial_indent="      ",
+        lines += textwrap.wrap(f"{key} = {field.default!r}  ({declaration.kind}; "
+                               f"{', '.join(learners)})", width=84, initial_indent="  ",
                                subsequent_indent="      ")
-    return "\n".join(lines)
+        plain = re.sub(r":\w+:`~?([^`]+)`", r"\1", declaration.doc).replace("``", "")
+        lines += textwrap.wrap(plain, width=84, initial_indent="      ",
+                               subsequent_indent="      ")
+    return _examples_epilog("run") + "\n\n" + "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
     from lgb_risk import __version__
 
-    parser = argparse.ArgumentParser(prog="lgb-risk", description=__doc__.replace("::", ":"),
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="lgb-risk", description=__doc__.replace("``", "")
+                                     .replace(" (:data:`EXAMPLES`)", ""),
+                                     formatter_class=_ParagraphHelpFormatter)
     parser.add_argument("--version", action="version", version=f"lgb-risk {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="on an unexpected error, show Python's traceback (also with the "
@@ -763,10 +822,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="NAME or NAME@K with NAME in "
                     f"{', '.join([*registry.MEASURES, *registry.ALIASES])}; e.g. ndcg@20 p@10 "
                     "ap rr (default: ndcg@20 err@20)")
-    ev.add_argument("--convention", choices=list(CONVENTIONS), default="gdeval",
-                    help="the tool whose conventions to follow (default gdeval): gain, "
-                    "discount, ties, empty and short queries, AP's denominator, which topics "
-                    "count; see the README's table")
+    ev.add_argument("--convention", choices=list(CONVENTIONS), default="gdeval", metavar="TOOL",
+                    help=f"the tool whose conventions to follow: {', '.join(CONVENTIONS)} "
+                    "(default gdeval): gain, discount, ties, empty and short queries, AP's "
+                    "denominator, which topics count; the manual's measure catalogue lists "
+                    "each tool's choices")
     ev.add_argument("--gain", choices=("exponential", "linear"),
                     help="override the convention's gain of a grade g: 2**g - 1 or g")
     ev.add_argument("--missing-topics", choices=("skip", "zero"),
@@ -877,7 +937,6 @@ def build_parser() -> argparse.ArgumentParser:
                          "Fold*/ or a LETOR file)")
         cmd.add_argument("--out", help="output folder (default: runs/NAME)")
         if name == "run":
-            cmd.formatter_class = argparse.RawDescriptionHelpFormatter
             cmd.epilog_from = _objective_keys_help
             cmd.add_argument("--jobs", type=_positive_int,
                              help="units trained in parallel: 1 trains them in this process; "
@@ -923,9 +982,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "with its parameters and convention choices as in evaluate's "
                          "--measures, e.g. "
                          "'dcg(label_gain=linear)' or 'rbp(p=0.9)' (default dcg)")
-    ac.add_argument("--convention", choices=list(CONVENTIONS),
-                    help="the measure's conventions (gain, discount, ties); default: the "
-                         "library's (exponential gain, log2 discount)")
+    ac.add_argument("--convention", choices=list(CONVENTIONS), metavar="TOOL",
+                    help=f"the measure's conventions (gain, discount, ties), those of "
+                         f"{', '.join(CONVENTIONS)}; default: the library's (exponential gain, "
+                         "log2 discount)")
     ac.add_argument("--k", type=_cutoff, default=10, help="cut-off, or 'all' (default 10)")
     ac.add_argument("--budget", nargs="+", type=_positive_float, required=True,
                     help="labelling budget(s) in mean-query costs")

@@ -266,7 +266,8 @@ def tr_tj_per_query(system: PerQuery, baseline: PerQuery, alpha: float = 5.0, *,
     TR_q, against the baseline
     at α, with the ±2 thresholds ([TR] §5); the legend gives the run's TRisk. Where the values
     carry topic ids (pandas Series), the axis names the topics: every one up to
-    :data:`TOPIC_LABELS`, else those below −2 (as many as fit).
+    fit one per :data:`TOPIC_LABEL_PITCH` points of the axes' width, else some of those below −2,
+    spaced so that their labels do not touch.
 
     >>> ax = tr_tj_per_query([0.5, 0.2, 0.9, 0.4], [0.4, 0.3, 0.6, 0.4], 1)
     >>> len(ax.lines[0].get_ydata())  # TJ_q of the four queries
@@ -278,27 +279,32 @@ def tr_tj_per_query(system: PerQuery, baseline: PerQuery, alpha: float = 5.0, *,
     x = np.arange(order.size)
     tr_sorted = t.tr[order]
     below = tr_sorted < -2
-    # Bars of full width, touching: red where TR_q < −2, blue elsewhere.
-    for where, colour, hatch, label in ((~below, "tab:blue", "", "$TR_q$"),
-                                        (below, "tab:red", "////", "$TR_q < -2$")):
-        if where.any():
-            ax.bar(x[where], tr_sorted[where], width=1.0, color=colour, hatch=hatch,
-                   edgecolor="white" if hatch else colour, linewidth=0, label=label)
+    # Bars of full width, touching, drawn as one filled step each: red (the first, TR_q < −2)
+    # and blue (the rest).
+    edges = np.arange(order.size + 1) - 0.5
+    n_below = int(below.sum())
+    for part, colour, hatch, label in ((slice(n_below, None), "tab:blue", "", "TR"),
+                                       (slice(0, n_below), "tab:red", "////", "TR < −2")):
+        if tr_sorted[part].size:
+            ax.stairs(tr_sorted[part], edges[part.start:(part.stop or order.size) + 1],
+                      baseline=0, fill=True, color=colour, hatch=hatch,
+                      edgecolor="white" if hatch else colour, linewidth=0, label=label)
     ax.plot(x, t.tj[order], color="tab:orange", linewidth=1.0, linestyle="--",
-            marker="o" if order.size <= 100 else None, markersize=2.5, label="$TJ_q$")
+            marker="o" if order.size <= 100 else None, markersize=2.5, label="TJ")
     for level in (-2, 2):
         ax.axhline(level, color="grey", linestyle=":")
     ax.set_xlim(-0.5, order.size - 0.5)
     topics: Any = getattr(system, "index", None) if hasattr(system, "iloc") else None
     if topics is not None and len(topics) == order.size:  # a pandas Series's topic ids
-        shown = x if order.size <= TOPIC_LABELS else x[below][:TOPIC_LABELS]
-        ax.set_xticks(shown)
-        ax.set_xticklabels([str(topics[order[i]]) for i in shown], rotation=90, fontsize=6)
-        ax.set_xlabel("topics, sorted by $TR_q$" + ("" if order.size <= TOPIC_LABELS else
-                                                    " (those below −2 named)"))
+        width_pt = ax.get_window_extent().width * 72 / ax.figure.dpi
+        bars_per_label = TOPIC_LABEL_PITCH * order.size / width_pt
+        shown = list(x) if bars_per_label <= 1 else _spaced(x[below], bars_per_label)
+        _topic_labels(ax, shown, [str(topics[order[i]]) for i in shown])
+        ax.set_xlabel("topics, sorted by TR" + ("" if bars_per_label <= 1 else
+                                                " (some below −2 named)"))
     else:
-        ax.set_xlabel("queries, sorted by $TR_q$")
-    ax.set_ylabel(f"$TR_q$, $TJ_q$ ({measure}, α = {alpha:g})")
+        ax.set_xlabel("queries, sorted by TR")
+    ax.set_ylabel(f"TR and TJ ({measure}, α = {alpha:g})")
     trisk_text = _minus(f"{t.trisk:.2f}")
     if title:
         ax.set_title(f"{name} against {baseline_name}: TRisk {trisk_text}")
@@ -306,9 +312,38 @@ def tr_tj_per_query(system: PerQuery, baseline: PerQuery, alpha: float = 5.0, *,
     return ax
 
 
-#: Topic labels a TR/TJ figure names at most: rotated 6-pt labels fill a page-wide figure at
-#: about this many.
-TOPIC_LABELS = 50
+def _spaced(positions: np.ndarray, gap: float) -> list:
+    """``positions`` (increasing) thinned from the left so that any two kept are ``gap`` apart."""
+    kept: list = []
+    for position in positions:
+        if not kept or position - kept[-1] >= gap:
+            kept.append(position)
+    return kept
+
+
+def _topic_labels(ax: Any, positions: Sequence, labels: list[str]) -> None:
+    """Name the bars at ``positions`` under the x axis, rotated, in 6 pt: as text, not as tick
+    labels (a tick is five artists: fifty of them are half a figure's drawing time)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+    from matplotlib.transforms import ScaledTranslation
+
+    ax.set_xticks([])
+    # x in data, y 2 pt under the axes' bottom
+    under_axis = ax.get_xaxis_transform() + ScaledTranslation(0, -2 / 72,
+                                                              ax.figure.dpi_scale_trans)
+    for position, label in zip(positions, labels):
+        ax.text(position, 0, label, transform=under_axis, rotation=90, fontsize=6,
+                ha="center", va="top", clip_on=False)
+    if labels:  # the axis label under the longest (its outline's width, in points)
+        font = FontProperties(size=6)
+        ax.xaxis.labelpad = 4 + max(text_to_path.get_text_width_height_descent(
+            label, font, ismath=False)[0] for label in labels)
+
+
+#: Points of the axes' width per topic a TR/TJ figure names: rotated 6-pt labels side by side,
+#: 50 on a page-wide figure, 24 on a column-wide one.
+TOPIC_LABEL_PITCH = 7.5
 
 
 def risk_reward(points: Mapping[str, Sequence[tuple[float, float, float]]], *,
@@ -370,8 +405,7 @@ PRINT_STYLE: dict[str, dict[str, Any]] = {
              "legend.fontsize": 7, "legend.title_fontsize": 7},
 }
 _EMBEDDED_TEXT: dict[str, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none",
-                  "axes.unicode_minus": True, "svg.hashsalt": "lgb_risk",  # SVG ids not random
-                  "mathtext.default": "regular"}  # TR_q in the text's font: one font to embed
+                  "axes.unicode_minus": True, "svg.hashsalt": "lgb_risk"}  # SVG ids not random
 
 
 def print_style(figure_size: str = "page") -> dict:
@@ -380,7 +414,9 @@ def print_style(figure_size: str = "page") -> dict:
     if figure_size not in FIGURE_SIZES:
         raise ValueError(f"figure_size must be one of {', '.join(FIGURE_SIZES)}, got "
                          f"{figure_size!r}")
-    return {**PRINT_STYLE[figure_size], **_EMBEDDED_TEXT}
+    from lgb_risk._print_font import font_family
+
+    return {**PRINT_STYLE[figure_size], **_EMBEDDED_TEXT, "font.family": font_family()}
 
 
 def run_figures(scores: Mapping[str, Any], baseline: str, *,
@@ -452,16 +488,20 @@ def _in_forks(names: list, work: Any, progress: Any) -> list:
 
 
 def _drawn(draw: Any, figure_size: str) -> Any:
-    """The Figure ``draw()`` makes, in :func:`print_style`, laid out at ``figure_size``."""
+    """A Figure of ``figure_size`` whose Axes ``draw(ax)`` draws, in :func:`print_style`, laid
+    out."""
     import matplotlib
 
+    size = FIGURE_SIZES[figure_size]
     with matplotlib.rc_context(print_style(figure_size)):
-        return _laid_out(draw(), FIGURE_SIZES[figure_size])
+        ax = _axes(None, size)
+        draw(ax)
+        return _laid_out(ax, size)
 
 
 def _run_figure_drawers(scores, baseline, alphas, alpha, correction, titles) -> dict:
-    """The figures of :func:`run_figures`, each as a function that draws it and returns its
-    Axes: ``{file name: draw}``, checked before any is drawn."""
+    """The figures of :func:`run_figures`, each as a function that draws it on the Axes it is
+    given: ``{file name: draw}``, checked before any is drawn."""
     alphas = [float(a) for a in alphas]
     if not alphas:
         raise ValueError("alphas: give at least one α")
@@ -489,14 +529,15 @@ def _run_figure_drawers(scores, baseline, alphas, alpha, correction, titles) -> 
             label = measure
         named = {"measure": label, "baseline_name": baseline, "title": titles}
         stem = _file_stem(measure)
-        add(f"win_loss_{stem}", lambda o=others, b=base, n=named: win_loss_histogram(o, b, **n))
-        add(f"trisk_by_alpha_{stem}", lambda o=others, b=base, n=named: trisk_by_alpha(
-            o, b, alphas, correction=correction, **n))
-        add(f"georisk_by_alpha_{stem}", lambda o=others, b=base, n=named: georisk_by_alpha(
-            o, b, alphas, **n))
+        add(f"win_loss_{stem}", lambda ax, o=others, b=base, n=named: win_loss_histogram(
+            o, b, ax=ax, **n))
+        add(f"trisk_by_alpha_{stem}", lambda ax, o=others, b=base, n=named: trisk_by_alpha(
+            o, b, alphas, correction=correction, ax=ax, **n))
+        add(f"georisk_by_alpha_{stem}", lambda ax, o=others, b=base, n=named: georisk_by_alpha(
+            o, b, alphas, ax=ax, **n))
         for run, values in others.items():
-            add(f"tr_tj_{_file_stem(run)}_{stem}", lambda v=values, b=base, r=run, n=named:
-                tr_tj_per_query(v, b, alpha, name=r, **n))
+            add(f"tr_tj_{_file_stem(run)}_{stem}", lambda ax, v=values, b=base, r=run, n=named:
+                tr_tj_per_query(v, b, alpha, name=r, ax=ax, **n))
     return drawers
 
 

@@ -193,10 +193,11 @@ class RiskRanker(BaseEstimator):
         position in an array); it is not a feature. Without it, :meth:`fit` and :meth:`score`
         take ``qid=``.
     baseline_feature : int, optional
-        The position of the feature (a column of ``X``, after removing ``qid_column``) that
-        is the baseline's score of every row, e.g. the first-stage retrieval score of a
-        PyTerrier pipeline (``pt.ltr.score_to_feature()``): :meth:`fit` and :meth:`score` then
-        take no ``baseline=``, and no row order can misalign it. It stays a feature.
+        The 0-based column of ``X`` (after removing ``qid_column``) that is the baseline's
+        score of every row (LETOR's feature 25, BM25 in MQ2008, is column 24), e.g. the
+        first-stage retrieval score of a PyTerrier pipeline (``pt.ltr.score_to_feature()``):
+        :meth:`fit` and :meth:`score` then take no ``baseline=``, and no row order can
+        misalign it. It stays a feature.
     early_stopping_rounds : int, optional
         With ``eval_set`` given to :meth:`fit`: stop after this many rounds without gain in the
         first evaluation set's NDCG@k, and keep the best iteration.

@@ -113,7 +113,7 @@ def main():
                 feature_ndcg(mq, [21, 22, 23, 24]))
     else:
         print(f"MQ2008 skipped: {train} is missing")
-    mslr = synthetic.make_letor(args.queries, mean_docs=120, n_features=136, bm25_feature=110,
+    mslr = synthetic.make_letor(args.queries, mean_docs=120, n_features=136, bm25_column=109,
                                 seed=0)
     measure("MSLR-shaped synthetic", mslr, feature_ndcg(mslr, [110])[:, 0],
             feature_ndcg(mslr, [1, 3, 5]))

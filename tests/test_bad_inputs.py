@@ -51,8 +51,8 @@ def test_baselines_outside_the_measures_range_are_refused():
 
 def test_nan_in_the_baseline_feature_names_the_query():
     X = sp.csr_matrix(np.array([[1.0, 0.2], [np.nan, 0.1], [0.5, 0.3]]))
-    with pytest.raises(ValueError, match=r"feature 1 is nan for a document of query 'b'"):
-        BaselineStore.from_feature(X, [1, 0, 1], [1, 2], ["a", "b"], feature=1)
+    with pytest.raises(ValueError, match=r"column 0 is nan for a document of query 'b'"):
+        BaselineStore.from_feature(X, [1, 0, 1], [1, 2], ["a", "b"], letor_feature=1)
 
 
 def test_nan_feature_under_the_ridge_baseline_names_feature_and_query():

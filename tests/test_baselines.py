@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from lgb_risk import UCRO, BaselineStore, GeoRisk, trec
+from lgb_risk import UCRO, BaselineStore, GeoRisk, metrics, trec
 from tests import naive
 from tests.conftest import random_problem, split_queries
 
@@ -19,12 +19,12 @@ def _problem():
 
 def test_from_feature_is_ndcg_of_ranking_by_that_feature():
     X, labels, group, qids = _problem()
-    store = BaselineStore.from_feature(sp.csr_matrix(X), labels, group, qids, feature=2,
+    store = BaselineStore.from_feature(sp.csr_matrix(X), labels, group, qids, letor_feature=2,
                                        name="bm25", k=5)
     assert store.names == ["bm25"] and (store.measure, store.k) == ("ndcg", 5)
     want = [naive.ndcg(y, s, 5) for y, s in split_queries(labels, X[:, 1], group)]
     assert store.align(qids)[:, 0] == pytest.approx(want, abs=1e-12)
-    assert store.metadata["bm25"]["feature"] == 2
+    assert store.metadata["bm25"]["column"] == 1
 
 
 def test_align_reorders_by_id_and_lists_missing_ids():
@@ -39,20 +39,44 @@ def test_align_reorders_by_id_and_lists_missing_ids():
 
 def test_merge_select_and_measure_checks():
     X, labels, group, qids = _problem()
-    a = BaselineStore.from_feature(X, labels, group, qids, 1, "f1")
-    b = BaselineStore.from_feature(X, labels, group, qids, 2, "f2")
+    a = BaselineStore.from_feature(X, labels, group, qids, column=0, name="f1")
+    b = BaselineStore.from_feature(X, labels, group, qids, column=1, name="f2")
     both = a.merge(b)
     assert both.names == ["f1", "f2"] and both.align(qids).shape == (group.size, 2)
     assert both.select("f2").names == ["f2"]
-    other_k = BaselineStore.from_feature(X, labels, group, qids, 2, "f3", k=5)
+    other_k = BaselineStore.from_feature(X, labels, group, qids, column=1, name="f3", k=5)
     with pytest.raises(ValueError, match="cannot mix baselines computed with NDCG@10 and NDCG@5"):
         both.merge(other_k)
     with pytest.raises(ValueError, match="a baseline named 'f1'"):
         a.merge(a)
     with pytest.raises(ValueError, match="unknown baseline"):
         both.select("bm25")
-    with pytest.raises(ValueError, match="feature must be a feature number from 1 to 2"):
-        BaselineStore.from_feature(X, labels, group, qids, 0)
+    with pytest.raises(ValueError, match="column must be a column of X from 0 to 1, got -1"):
+        BaselineStore.from_feature(X, labels, group, qids, column=-1)
+    with pytest.raises(ValueError, match="letor_feature must be a LETOR feature number from 1 "
+                                         "to 2, got 0"):
+        BaselineStore.from_feature(X, labels, group, qids, letor_feature=0)
+
+
+def test_one_feature_numbering_column_from_0_or_letor_feature_from_1():
+    """column=j and letor_feature=j+1 name the same column, the one FeatureBaseline(j) reads;
+    the former form (LETOR's number as feature=, or positional) is refused, saying what to
+    write, and never read as a column."""
+    from lgb_risk.baselines import FeatureBaseline
+
+    X, labels, group, qids = _problem()
+    by_column = BaselineStore.from_feature(X, labels, group, qids, column=1, name="f")
+    by_letor = BaselineStore.from_feature(X, labels, group, qids, letor_feature=2, name="f")
+    assert by_column.table.equals(by_letor.table)
+    ndcg10 = lambda s, y, g: metrics.ndcg(y, s, g, 10)  # noqa: E731
+    np.testing.assert_array_equal(by_column.align(qids)[:, 0],
+                                  FeatureBaseline(1).values(X, labels, group, ndcg10)[:, 0])
+    with pytest.raises(TypeError, match=r"write letor_feature=2, or column=1"):
+        BaselineStore.from_feature(X, labels, group, qids, feature=2)
+    with pytest.raises(TypeError, match=r"by keyword: column=.*letor_feature="):
+        BaselineStore.from_feature(X, labels, group, qids, 2, "f")
+    with pytest.raises(TypeError, match="one of the two"):
+        BaselineStore.from_feature(X, labels, group, qids, column=1, letor_feature=2)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
@@ -60,7 +84,7 @@ def test_save_and_load_lose_nothing(tmp_path, suffix):
     if suffix == ".parquet":
         pytest.importorskip("pyarrow", reason="Parquet needs pyarrow (not a dependency)")
     X, labels, group, qids = _problem()
-    store = BaselineStore.from_feature(X, labels, group, qids, 1, "f1").merge(
+    store = BaselineStore.from_feature(X, labels, group, qids, column=0, name="f1").merge(
         BaselineStore.from_scores(X[:, 1] + 1e-13, labels, group, qids, "model"))
     path = tmp_path / f"store{suffix}"
     store.save(path)
@@ -115,7 +139,8 @@ def test_a_store_is_named_by_every_parameter_and_choice_its_values_depend_on():
     exponential.require_measure("ndcg@10")
 
     X, labels, group, qids = _problem()
-    store = BaselineStore.from_feature(X, labels, group, qids, 1, "f1", label_gain="linear")
+    store = BaselineStore.from_feature(X, labels, group, qids, column=0, name="f1",
+                                       label_gain="linear")
     assert store.label == "NDCG(label_gain=linear)@10"
     assert np.allclose(store.table["f1"].to_numpy(),
                        metrics.ndcg(labels, X[:, 0], group, 10, label_gain="linear"))
@@ -126,12 +151,13 @@ def test_a_store_is_named_by_every_parameter_and_choice_its_values_depend_on():
     linear_gain = [float(i) for i in range(31)]
     UCRO(alpha=3, baseline=store, query_ids=qids,
          label_gain=linear_gain).gradients(X[:, 1], labels, group)
-    default = BaselineStore.from_feature(X, labels, group, qids, 1, "f1")
+    default = BaselineStore.from_feature(X, labels, group, qids, column=0, name="f1")
     with pytest.raises(ValueError, match=r"but NDCG\(label_gain=linear\)@10 is needed"):
         UCRO(alpha=3, baseline=default, query_ids=qids,
              label_gain=linear_gain).gradients(X[:, 1], labels, group)
     with pytest.raises(ValueError, match="neither exponential .* nor linear"):
-        BaselineStore.from_feature(X, labels, group, qids, 1, "f1", label_gain=[0, 2, 9, 20])
+        BaselineStore.from_feature(X, labels, group, qids, column=0, name="f1",
+                                       label_gain=[0, 2, 9, 20])
     # an ERR objective measures l_max on its labels: a store of another l_max is refused
     top = int(labels.max())
     err_store = BaselineStore(default.table, f"err(max_label={top + 1})", 20)
@@ -145,7 +171,8 @@ def test_a_store_is_named_by_every_parameter_and_choice_its_values_depend_on():
 
 def test_a_saved_store_keeps_its_measure_in_full(tmp_path):
     X, labels, group, qids = _problem()
-    store = BaselineStore.from_feature(X, labels, group, qids, 1, "f1", label_gain="linear")
+    store = BaselineStore.from_feature(X, labels, group, qids, column=0, name="f1",
+                                       label_gain="linear")
     store.save(tmp_path / "s.csv")
     assert BaselineStore.load(tmp_path / "s.csv").label == "NDCG(label_gain=linear)@10"
 
@@ -153,7 +180,7 @@ def test_a_saved_store_keeps_its_measure_in_full(tmp_path):
 def test_a_feval_under_another_gain_refuses_a_store_of_the_default_gain():
     from lgb_risk import feval
     X, labels, group, qids = _problem()
-    store = BaselineStore.from_feature(X, labels, group, qids, 1, "f1")
+    store = BaselineStore.from_feature(X, labels, group, qids, column=0, name="f1")
     f = feval.risk_feval(store, query_ids=qids, convention="trec_eval")
     with pytest.raises(ValueError, match=r"but NDCG\(label_gain=linear\)@10 is needed"):
         f(labels, X[:, 0], None, group)
@@ -162,7 +189,7 @@ def test_a_feval_under_another_gain_refuses_a_store_of_the_default_gain():
 
 def test_objectives_take_a_store_with_query_ids():
     X, labels, group, qids = _problem()
-    store = BaselineStore.from_feature(X, labels, group, qids, 1, "f1")
+    store = BaselineStore.from_feature(X, labels, group, qids, column=0, name="f1")
     direct = UCRO(alpha=3, baseline=store.align(qids)[:, 0]).gradients(X[:, 1], labels, group)
     via_store = UCRO(alpha=3, baseline=store, query_ids=qids).gradients(X[:, 1], labels, group)
     assert np.array_equal(direct[0], via_store[0])
@@ -170,7 +197,7 @@ def test_objectives_take_a_store_with_query_ids():
         UCRO(alpha=3, baseline=store).gradients(X[:, 1], labels, group)
     with pytest.raises(ValueError, match="computed with NDCG@10, but NDCG@5 is needed"):
         UCRO(alpha=3, k=5, baseline=store, query_ids=qids).gradients(X[:, 1], labels, group)
-    two = store.merge(BaselineStore.from_feature(X, labels, group, qids, 2, "f2"))
+    two = store.merge(BaselineStore.from_feature(X, labels, group, qids, column=1, name="f2"))
     with pytest.raises(ValueError, match="takes one baseline, got 2"):
         UCRO(alpha=3, baseline=two, query_ids=qids).gradients(X[:, 1], labels, group)
     with pytest.raises(ValueError, match="no value for 1 of"):

@@ -1,5 +1,12 @@
-"""The API reference (docs/, generated from the docstrings) builds without a single warning."""
+"""The manual (docs/) builds without a single warning, every registered measure, objective,
+configuration key, risk measure and public module has its place in it, its worked example
+quotes the committed results, and the command-line examples run."""
 
+import glob
+import html
+import pkgutil
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -13,15 +20,136 @@ pytest.importorskip("sphinx")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_api_reference_builds_without_warnings(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-                           str(ROOT / "docs"), str(tmp_path / "html")],
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The manual built as HTML with every warning an error."""
+    out = tmp_path_factory.mktemp("manual")
+    done = subprocess.run([sys.executable, "-m", "sphinx", "-E", "-W", "--keep-going", "-q", "-b",
+                           "html", str(ROOT / "docs"), str(out)],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    reference = (tmp_path / "html" / "api.html").read_text(encoding="utf-8")
-    for documented in ("GeoRisk", "risk_state", "paired_randomisation_test", "aligned_baselines",
-                       "RiskRanker", "RISK_MEASURES", "ExperimentConfig", "target_measure"):
-        assert documented in reference
+    return out
+
+
+def _text(page: Path) -> str:
+    """A page's text, tags removed, entities read and Sphinx's typographic quotes plain."""
+    text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")))
+    return text.translate(str.maketrans("‘’“”", "''\"\""))
+
+
+def _plain(doc: str) -> str:
+    """A docstring fragment as its page shows it: roles and literal quotes removed."""
+    return re.sub(r":\w+:`~?([^`]+)`", r"\1", doc).replace("``", "").replace("\n", " ")
+
+
+def test_every_public_module_has_its_api_page(built):
+    import lgb_risk
+
+    public = [m.name for m in pkgutil.walk_packages(lgb_risk.__path__, "lgb_risk.")
+              if not any(part.startswith("_") for part in m.name.split("."))]
+    assert len(public) > 25
+    for name in public:
+        assert (built / "api" / f"{name}.html").exists(), name
+    objectives = _text(built / "api" / "lgb_risk.objectives.html")
+    for documented in ("GeoRisk", "risk_state", "make_objective"):
+        assert documented in objectives
+    for page, documented in (("lgb_risk.significance", "paired_randomisation_test"),
+                             ("lgb_risk.baselines", "aligned_baselines"),
+                             ("lgb_risk.sklearn", "RiskRanker"),
+                             ("lgb_risk.risk", "RISK_MEASURES"),
+                             ("lgb_risk.experiment.config", "ExperimentConfig"),
+                             ("lgb_risk.active.moments", "target_measure")):
+        assert documented in _text(built / "api" / f"{page}.html"), (page, documented)
+
+
+def test_every_measure_convention_objective_key_and_risk_measure_is_on_a_page(built):
+    from lgb_risk import measures, objectives, risk
+    from lgb_risk._parameters import declared
+    from lgb_risk.conventions import CONVENTIONS
+    from lgb_risk.experiment import config
+
+    catalogue = _text(built / "measures.html")
+    for name, measure in measures.MEASURES.items():
+        assert f"{name} — {measure.label or name}" in catalogue, name
+        for parameter in measure.parameters:
+            assert _plain(parameter.doc) in catalogue
+    for alias in measures.ALIASES:
+        assert alias in catalogue
+    for name, convention in CONVENTIONS.items():
+        assert convention.source in catalogue, name
+    page = _text(built / "objectives.html")
+    for name, cls in objectives.OBJECTIVES.items():
+        assert name in page
+        for field, _ in declared(cls):
+            assert field.name in page, (name, field.name)
+    configuration = _text(built / "configuration.html")
+    for table, record in config._TABLES.items():
+        assert f"[{table}]" in configuration
+        for field, declaration in declared(record):
+            assert field.name in configuration and _plain(declaration.doc) in configuration, \
+                field.name
+    for key in config.objective_parameter_table():
+        assert key in configuration, key
+    risk_page = _text(built / "risk.html")
+    for measure in risk.RISK_MEASURES.values():
+        assert f"\n{measure.label}\n" in risk_page or f"{measure.label}¶" in risk_page, \
+            measure.label
+    assert "T*Risk" in risk_page
+
+
+def test_the_worked_example_quotes_the_committed_trec_2012_results(built):
+    """Every number the risk page gives for ql_cata and rm_catb-filtered is summary.csv's."""
+    import pandas as pd
+
+    summary = pd.read_csv(ROOT / "experiments/results/trec2012/summary.csv").set_index("run")
+    page = (ROOT / "docs" / "risk.rst").read_text(encoding="utf-8").replace("−", "-")
+    quoted = {("ql_cata", "err@20"): 0.1018, ("rm_catb-filtered", "err@20"): 0.1909,
+              ("rm_cata-filtered", "err@20"): 0.1947,
+              ("ql_cata", "err@20_urisk_a0"): -0.0929, ("ql_cata", "err@20_trisk_a0"): -2.3359,
+              ("ql_cata", "err@20_trisk_p_a0"): 0.0236, ("ql_cata", "err@20_urisk_a5"): -0.7173,
+              ("ql_cata", "err@20_trisk_a5"): -3.5522, ("ql_cata", "err@20_trisk_p_a5"): 0.0009,
+              ("ql_cata", "err@20_trisk_p_holm_a5"): 0.0051,
+              ("rm_catb-filtered", "err@20_trisk_a0"): -0.4029,
+              ("rm_catb-filtered", "err@20_trisk_p_a0"): 0.6888,
+              ("rm_catb-filtered", "err@20_trisk_a5"): -2.1607,
+              ("rm_catb-filtered", "err@20_trisk_p_a5"): 0.0356,
+              ("rm_catb-filtered", "err@20_trisk_p_holm_a5"): 0.0860,
+              ("rm_catb-filtered", "err@20_georisk_a5"): 0.2624,
+              ("ql_cata", "err@20_georisk_a5"): 0.1728,
+              ("rm_cata-filtered", "err@20_georisk_a5"): 0.2665,
+              ("ql_cata", "err@20_wins_a0"): 11, ("ql_cata", "err@20_losses_a0"): 30,
+              ("ql_cata", "err@20_loss_gt_20_a0"): 28,
+              ("rm_catb-filtered", "err@20_wins_a0"): 19,
+              ("rm_catb-filtered", "err@20_losses_a0"): 18}
+    for (run, column), value in quoted.items():
+        assert summary.loc[run, column] == pytest.approx(value, abs=5e-5), (run, column)
+        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
+        assert shown in page, (run, column, shown)
+
+
+def test_the_command_line_examples_run(tmp_path):
+    """evaluate's, risk's and power's examples run, in order, on lgb-risk demo's collection;
+    the others (which need a configuration or a pool) parse."""
+    from lgb_risk.cli import EXAMPLES, build_parser
+
+    def run(command: str) -> None:
+        words = [w for word in shlex.split(command)[1:]
+                 for w in (sorted(glob.glob(str(tmp_path / word))) and
+                           [str(Path(p).relative_to(tmp_path)) for p in
+                            sorted(glob.glob(str(tmp_path / word)))] if "*" in word else [word])]
+        done = subprocess.run([sys.executable, "-m", "lgb_risk", *words], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, (command, done.stderr[-2000:])
+
+    run("lgb-risk demo --out demo")
+    for command in ("evaluate", "risk", "power"):
+        for _, example in EXAMPLES[command]:
+            run(example)
+    assert (tmp_path / "table.tex").exists() and list((tmp_path / "figures").glob("*.pdf"))
+    parser = build_parser()
+    for command in ("run", "split", "baselines", "active", "demo"):
+        for _, example in EXAMPLES[command]:
+            parser.parse_args(shlex.split(example)[1:])
 
 
 def test_the_guides_examples_run_and_the_cli_reference_is_the_parsers(tmp_path):

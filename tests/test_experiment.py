@@ -119,7 +119,12 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
 
 @pytest.mark.parametrize("text, message", [
     ("[data]\nsource = 'letor'\npath = 'nowhere'\n", "does not exist"),
-    ("[baselines]\nfeature = 99\n", "feature 99 is out of range; the data has features 1..20"),
+    ("[baselines]\nletor_feature = 99\n", "column 98 is out of range; the data has columns 0..19"),
+    ("[baselines]\ncolumn = 20\n", "column 20 is out of range; the data has columns 0..19"),
+    ("[baselines]\nfeature = 25\n", "baselines.feature: features are named by column = "
+                                     "\\(0-based\\) or letor_feature = .* write letor_feature "
+                                     "= 25 \\(or column = 24\\)"),
+    ("[baselines]\ncolumn = 1\nletor_feature = 2\n", "not both"),
     ("[learners]\nLambdaMART = [0]\nUCRO = [-1]\n", "learners.UCRO: must be a number >= 0, got -1"),
     ("[learners]\nLambdaMART = [0]\nXRO = [1]\n", "learners.XRO: unknown learner; allowed: "
                                                   "LambdaMART, UCRO"),
@@ -914,7 +919,7 @@ n_features = 3
 [split]
 seed = 1
 [baselines]
-feature = 1
+column = 0
 learned = ["ridge"]
 [learners]
 LambdaMART = [0]
@@ -1053,8 +1058,8 @@ def test_every_reported_measure_and_one_added_later_without_training_again(tmp_p
         ucro[label].mean(), abs=1e-6)
     main = folder.main_queries()
     X, y, g = subsets.take(main)
-    bm25 = np.asarray(X[:, two.baselines.feature - 1].todense()).ravel() if hasattr(
-        X, "todense") else X[:, two.baselines.feature - 1]
+    bm25 = np.asarray(X[:, two.baselines.column].todense()).ravel() if hasattr(
+        X, "todense") else X[:, two.baselines.column]
     stored = pd.read_csv(out / "baselines" / f"feature__{slug}.csv", dtype={"query_id": str})
     np.testing.assert_allclose(stored["bm25"], _naive_err(y.tolist(), bm25.tolist(), g.tolist(),
                                                           5, top), rtol=0, atol=1e-12)
@@ -1109,3 +1114,22 @@ def test_a_measure_the_run_cannot_use_is_refused_before_training(text, message):
 
     with pytest.raises(ValueError, match=message):
         validate(tomllib.loads(text))
+
+
+def test_a_run_recorded_with_the_former_letor_feature_key_resumes(tmp_path):
+    """A run folder written before features were named by column records LETOR's number as
+    ``feature``: the same baseline (column = number - 1) continues it; another is refused."""
+    from lgb_risk.experiment.layout import RunFolder
+
+    config = validate({"baselines": {"letor_feature": 3}})
+    assert config.baselines.column == 2
+    recorded = config.to_dict()
+    del recorded["baselines"]["column"]
+    for number, refused in ((3, False), (4, True)):
+        recorded["baselines"]["feature"] = number
+        (tmp_path / "config.json").write_text(json.dumps(recorded))
+        if refused:
+            with pytest.raises(ValueError, match="differs in baselines"):
+                RunFolder(tmp_path).check_config(config)
+        else:
+            RunFolder(tmp_path).check_config(config)

@@ -67,7 +67,7 @@ def test_ucro_losses_against_bm25_do_not_grow_with_alpha():
     former placement of the multiplier inside the normaliser's Σ: 16, 12, 12, 11)."""
     train, _ = _mq2008()
     store = BaselineStore.from_feature(train.X, train.y, train.group, train.query_ids,
-                                       feature=25, name="bm25")
+                                       letor_feature=25, name="bm25")
     bm25 = store.align(train.query_ids)[:, 0]
     below = []
     for alpha in (0, 1, 5, 10):
@@ -89,7 +89,7 @@ def test_feval_early_stopping_with_per_set_baselines():
     for name, part in (("valid", valid), ("test", test)):
         sets[name] = lgb.Dataset(part.X, part.y, group=part.group, params={"verbose": -1})
         baselines[sets[name]] = BaselineStore.from_feature(part.X, part.y, part.group,
-                                                           part.query_ids, 25)
+                                                           part.query_ids, letor_feature=25)
         query_ids[sets[name]] = part.query_ids
     evals = {}
     model = lgb.train(
@@ -120,7 +120,7 @@ def test_tfaro_scales_each_querys_gradients_by_one_plus_alpha_prime_on_mq2008():
 
     train, _ = _mq2008()
     store = BaselineStore.from_feature(train.X, train.y, train.group, train.query_ids,
-                                       feature=25, name="bm25")
+                                       letor_feature=25, name="bm25")
     bm25 = store.align(train.query_ids)[:, 0]
     booster = _train("lambdarank", train.X, train.y, train.group, rounds=50)
     alpha = 5.0

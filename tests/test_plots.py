@@ -191,5 +191,32 @@ def test_every_text_is_at_least_6_pt_and_the_tr_tj_alpha_is_the_tables(tmp_path)
     assert "α = 1)" in tr_tj.get_ylabel()
     t = risk.trisk(table.loc["mine"], table.loc["bm25"], 1)
     np.testing.assert_allclose(tr_tj.lines[0].get_ydata(), t.tj[np.argsort(t.tr, kind="stable")])
-    shown = [label.get_text() for label in tr_tj.get_xticklabels()]
-    assert len(shown) <= plots.TOPIC_LABELS
+
+
+@pytest.mark.parametrize("size", ["column", "page"])
+def test_topic_labels_neither_overlap_each_other_nor_the_axis_label(size):
+    """Fifty topics: a page-wide figure names them all; a column-wide one some of those below
+    −2, spaced; the labels, side by side, sit above the axis label."""
+    topics = [f"{i}" for i in range(151, 201)]
+    rng = np.random.default_rng(3)
+    baseline = rng.uniform(0.2, 0.8, size=50)
+    mine = np.clip(baseline + rng.normal(0, 0.05, size=50), 0, 1)
+    mine[:30] *= 0.2  # thirty large losses
+    table = pd.DataFrame([mine, baseline], index=["mine", "bm25"], columns=topics)
+    figure = plots.run_figures({"ndcg@10": table}, "bm25", alphas=[5],
+                               figure_size=size)["tr_tj_mine_ndcg10"]
+    ax = figure.axes[0]
+    t = risk.trisk(table.loc["mine"], table.loc["bm25"], 5)
+    steps = {patch.get_label(): patch.get_data() for patch in ax.patches}
+    drawn = np.concatenate([steps["TR < −2"].values, steps["TR"].values])
+    np.testing.assert_array_equal(drawn, np.sort(t.tr))  # the bars: every TR_q, sorted
+    assert steps["TR < −2"].values.max() < -2 <= steps["TR"].values.min()
+    boxes = sorted((text.get_window_extent() for text in ax.texts), key=lambda box: box.x0)
+    if size == "page":
+        assert len(boxes) == 50
+    else:
+        below = {topic for topic, tr in zip(topics, t.tr) if tr < -2}
+        assert {text.get_text() for text in ax.texts} < below and ax.texts
+        assert "(some below −2 named)" in ax.get_xlabel()
+    assert all(left.x1 <= right.x0 for left, right in zip(boxes, boxes[1:]))
+    assert ax.xaxis.label.get_window_extent().y1 <= min(box.y0 for box in boxes)

@@ -1,6 +1,7 @@
 """A Sphinx directive that writes the command-line reference from the parser itself:
-``.. lgb-risk-commands::`` gives each command's help, as ``lgb-risk COMMAND --help`` prints it,
-so that the reference cannot drift from the command line."""
+``.. lgb-risk-commands::`` gives each command's help, as ``lgb-risk COMMAND --help`` prints it
+in a terminal 88 characters wide (its examples included), so that the reference cannot drift
+from the command line."""
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
@@ -11,9 +12,11 @@ class CommandsDirective(Directive):
 
     def run(self):
         import argparse
+        import os
 
         from lgb_risk.cli import build_parser
 
+        os.environ["COLUMNS"] = "88"  # argparse's width: a page's, not the build's terminal
         parser = build_parser()
         sections = []
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

@@ -7,22 +7,30 @@ grades of a query's documents are independent given the query ([AE] Eq. 3). For 
 query, best first, with top K = min(k, length) documents a_1..a_K, the moments of the measure L
 under that model are computed exactly, without enumerating label vectors:
 
-DCG (gain g(y), discount d_i = 1/log2(i + 1)), with μ_i = E g(y_{a_i}) and Var_i its variance:
+DCG (gain g(y), discount d_i = 1/log2(i + 1)), with μ_i = E g(y_{a_i}) and Var_i its variance::
+
     E[DCG] = Σ_i d_i μ_i,        E[DCG²] = E[DCG]² + Σ_i d_i² Var_i.
+
 ERR (ℓ(y) = (2^y − 1)/2^{y_max}; [AE] Eq. 2) by the backward recursion
-T_i = ℓ_i / i + (1 − ℓ_i) T_{i+1}, T_{K+1} = 0, ERR = T_1, ℓ_i independent of T_{i+1}:
+T_i = ℓ_i / i + (1 − ℓ_i) T_{i+1}, T_{K+1} = 0, ERR = T_1, ℓ_i independent of T_{i+1}::
+
     E[T_i]  = E ℓ_i / i + E(1 − ℓ_i) E[T_{i+1}]
     E[T_i²] = E ℓ_i² / i² + 2 E[ℓ_i (1 − ℓ_i)] E[T_{i+1}] / i + E(1 − ℓ_i)² E[T_{i+1}²].
+
 RBP is DCG's form with position weights (1 − p) p^(i−1) and v(y) = 1 for a relevant grade;
 Success@k, with r_i = P(y_{a_i} relevant): E[S] = E[S²] = 1 − Π_i (1 − r_i). Each measure's
 record in :mod:`lgb_risk.measures` says which form it has (``ActiveForm``).
+
 Two rankings of the same query's documents (the cross moment E[L1 L2], for comparing rankers):
-DCG with per-document weights w1_z, w2_z (the discount of z in each top-k list, 0 if absent):
+DCG with per-document weights w1_z, w2_z (the discount of z in each top-k list, 0 if absent)::
+
     E[L1 L2] = (Σ_z w1_z μ_z)(Σ_z w2_z μ_z) + Σ_z w1_z w2_z Var_z;
+
 ERR as the double sum over positions (i, j) of the two lists of
 E[ℓ_a ℓ_b Π_{z above a in r1} (1 − ℓ_z) Π_{z above b in r2} (1 − ℓ_z)] / (i j), each expectation
 a product of per-document factors (E ℓ, E ℓ², E ℓ(1 − ℓ), E(1 − ℓ), E(1 − ℓ)²) held in
-prefix-product tables: O(K1 K2) per query; Success@k with top lists A and B:
+prefix-product tables: O(K1 K2) per query; Success@k with top lists A and B::
+
     E[S1 S2] = 1 − Π_A (1 − r) − Π_B (1 − r) + Π_{A∪B} (1 − r).
 
 Rankings follow :mod:`lgb_risk.metrics`: documents ordered by score descending, ties in input

@@ -30,7 +30,8 @@ validated into one frozen record per table (:class:`ExperimentConfig`)::
     repeats = 1                           # the whole protocol repeated with derived seeds
 
     [baselines]
-    feature = 25                          # 1-based feature number of the feature baseline (BM25)
+    column = 24                           # the feature baseline (BM25): its 0-based column;
+                                          # or letor_feature = 25, LETOR's 1-based number
     feature_name = "bm25"
     learned = ["lambdamart", "gbrt", "coordinate_ascent", "ridge"]
 
@@ -274,10 +275,13 @@ class SplitConfig:
 
 @dataclasses.dataclass(frozen=True)
 class BaselinesConfig:
-    """``[baselines]``: the feature baseline (1-based feature number) and the learned ones."""
+    """``[baselines]``: the feature baseline (its 0-based column) and the learned ones."""
 
-    feature: int = parameter(1, kind="int >= 1", check=_whole(1),
-                             doc="1-based feature number of the feature baseline (BM25).")
+    column: int = parameter(0, kind="int >= 0", check=_whole(0),
+                            doc="The 0-based column of the feature baseline (BM25), as "
+                                "FeatureBaseline and RiskRanker(baseline_feature=) count; or, "
+                                "instead, letor_feature: LETOR's 1-based feature number "
+                                "(letor_feature = 25 is column = 24).")
     feature_name: str = parameter("bm25", kind="str", check=_name,
                                   doc="Its name in the report.")
     learned: tuple[str, ...] = parameter(
@@ -355,6 +359,26 @@ class ExperimentConfig:
 DEFAULTS = ExperimentConfig().to_dict()
 
 
+def _column_of_letor_feature(table: dict) -> dict:
+    """``[baselines]`` with ``letor_feature`` (LETOR's 1-based number) as ``column``; the former
+    ``feature`` key, which was LETOR's number, refused with what to write."""
+    if "feature" in table:
+        given = table["feature"]
+        _fail("baselines.feature", f"features are named by column = (0-based) or letor_feature = "
+              f"(LETOR's 1-based number); feature = {given!r} was LETOR's number: write "
+              f"letor_feature = {given!r}" + (f" (or column = {given - 1})"
+                                               if isinstance(given, int) else ""))
+    if "letor_feature" not in table:
+        return table
+    if "column" in table:
+        _fail("baselines.letor_feature", "give column (0-based) or letor_feature (1-based), not "
+              "both")
+    table = dict(table)
+    number = table.pop("letor_feature")
+    _whole(1)(number, "baselines.letor_feature")
+    return {**table, "column": number - 1}
+
+
 def validate(raw: dict) -> ExperimentConfig:
     """Merge ``raw`` (a parsed TOML document) over the defaults and check every key and value;
     return the typed configuration."""
@@ -374,6 +398,8 @@ def validate(raw: dict) -> ExperimentConfig:
         if key in ("lightgbm", "learners", "objective"):
             config[key] = dict(value)
             continue
+        if key == "baselines":
+            value = _column_of_letor_feature(value)
         for sub, v in value.items():
             if sub not in DEFAULTS[key]:
                 _fail(f"{key}.{sub}", f"unknown key; allowed: {', '.join(DEFAULTS[key])}")

@@ -160,6 +160,9 @@ class RunFolder:
             from lgb_risk.experiment.config import validate
 
             recorded = json.loads(self.config_path.read_text())
+            baselines = recorded.get("baselines", {})
+            if isinstance(baselines.get("feature"), int):  # recorded before 0.2: LETOR's
+                baselines["column"] = baselines.pop("feature") - 1  # 1-based number
             try:
                 recorded = validate(recorded).to_dict()  # keys added since get their defaults
             except ValueError:

@@ -27,8 +27,8 @@ def load_dataset(config: ExperimentConfig) -> LetorData:
     data = config.data
     if data.source == "synthetic":
         return synthetic.make_letor(data.queries, data.mean_docs, data.features,
-                                    bm25_feature=min(config.baselines.feature,
-                                                     data.features), seed=data.seed)
+                                    bm25_column=min(config.baselines.column,
+                                                    data.features - 1), seed=data.seed)
     if data.path is None:
         raise ValueError("configuration: data.path: a letor source needs a path")
     path = Path(data.path)

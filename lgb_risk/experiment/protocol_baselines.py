@@ -158,20 +158,20 @@ def feature_baseline(subsets: Subsets, split: dict, config: ExperimentConfig,
     """Per-query values of ``measure`` of the feature baseline (BM25) on the main queries."""
     base = config.baselines
     X, _, _ = subsets.take(_main_queries(split))
-    if base.feature > X.shape[1]:
-        raise ValueError(f"feature must be a feature number from 1 to {X.shape[1]}, got "
-                         f"{base.feature}")
-    column = _dense(X[:, base.feature - 1])
+    if base.column >= X.shape[1]:
+        raise ValueError(f"baselines.column must be a column from 0 to {X.shape[1] - 1}, got "
+                         f"{base.column}")
+    column = _dense(X[:, base.column])
     bad = np.flatnonzero(~np.isfinite(column.ravel()))
     if bad.size:
         _, _, group = subsets.take(_main_queries(split))
         query = _main_queries(split)[int(np.searchsorted(np.cumsum(group), bad[0],
                                                          side="right"))]
-        raise ValueError(f"feature {base.feature} is {float(column.ravel()[bad[0]])} for a "
+        raise ValueError(f"column {base.column} is {float(column.ravel()[bad[0]])} for a "
                          f"document of query {query!r} ({bad.size} such document(s)); a feature "
                          "baseline ranks by finite values")
     return baseline_store(column, [base.feature_name], subsets, split, measures, measure,
-                          {base.feature_name: {"source": "feature", "feature": base.feature,
+                          {base.feature_name: {"source": "feature", "column": base.column,
                                                "ties": "stable"}})
 
 

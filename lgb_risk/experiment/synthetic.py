@@ -66,13 +66,13 @@ def write_trec_collection(directory, **kwargs) -> tuple[Path, list[Path]]:
 
 
 def make_letor(n_queries: int = 300, mean_docs: float = 40.0, n_features: int = 20,
-               bm25_feature: int = 1, seed: int = 0):
+               bm25_column: int = 0, seed: int = 0):
     """A learning-to-rank dataset shaped like MSLR-WEB, small enough to train on in seconds.
 
     Documents per query are log-normal around ``mean_docs`` (at least 2, at most 10x the mean);
     labels 0-4 with MSLR-like frequencies (about half 0). Each query has a latent difficulty that
     blurs how features relate to relevance, so models and baselines win on different queries.
-    Feature ``bm25_feature`` (1-based) is a BM25-like score: relevance plus query-dependent noise.
+    Column ``bm25_column`` (0-based) is a BM25-like score: relevance plus query-dependent noise.
     Half of the other features carry relevance signal of varying strength, the rest are noise.
 
     Returns
@@ -82,10 +82,10 @@ def make_letor(n_queries: int = 300, mean_docs: float = 40.0, n_features: int = 
     """
     from lgb_risk.data import LetorData
 
-    if n_queries < 1 or mean_docs < 2 or n_features < 2 or not 1 <= bm25_feature <= n_features:
+    if n_queries < 1 or mean_docs < 2 or n_features < 2 or not 0 <= bm25_column < n_features:
         raise ValueError("make_letor needs n_queries >= 1, mean_docs >= 2, n_features >= 2 and "
-                         f"bm25_feature in 1..n_features, got {n_queries}, {mean_docs}, "
-                         f"{n_features}, {bm25_feature}")
+                         f"bm25_column in 0..n_features - 1, got {n_queries}, {mean_docs}, "
+                         f"{n_features}, {bm25_column}")
     rng = np.random.default_rng(seed)
     group = np.clip(rng.lognormal(np.log(mean_docs), 0.5, n_queries).astype(np.int64), 2,
                     int(10 * mean_docs))
@@ -95,6 +95,6 @@ def make_letor(n_queries: int = 300, mean_docs: float = 40.0, n_features: int = 
     difficulty = np.repeat(rng.uniform(0.5, 4.0, n_queries), group)
     strength = np.where(np.arange(n_features) % 2 == 0, rng.uniform(0.05, 0.5, n_features), 0.0)
     X = rng.normal(size=(n, n_features)) * difficulty[:, None] + labels[:, None] * strength
-    X[:, bm25_feature - 1] = labels * 0.6 + rng.gamma(2.0, 0.6 * difficulty)
+    X[:, bm25_column] = labels * 0.6 + rng.gamma(2.0, 0.6 * difficulty)
     return LetorData(X=sp.csr_matrix(X), y=labels.astype(np.int64), qid=qid,
                      query_ids=np.arange(1, n_queries + 1), group=group, docids=None)

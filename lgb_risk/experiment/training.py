@@ -139,10 +139,10 @@ def unit_threads(config: ExperimentConfig):
 def check_before_training(config: ExperimentConfig, data: LetorData) -> None:
     """Refuse, before any training, what would fail later."""
     n_features = data.X.shape[1]
-    feature = config.baselines.feature
-    if feature > n_features:
-        raise ValueError(f"configuration: baselines.feature: feature {feature} is out of range; "
-                         f"the data has features 1..{n_features}")
+    column = config.baselines.column
+    if column >= n_features:
+        raise ValueError(f"configuration: baselines.column: column {column} is out of range; "
+                         f"the data has columns 0..{n_features - 1}")
     if data.group.size and data.group.max() < 2:
         raise ValueError(f"every query of the dataset has a single document "
                          f"({data.query_ids.size} queries): there is nothing to rank")
