@@ -157,11 +157,9 @@ def dask_client(n_workers: int, scheduler: str | None = None, *, needed_for: str
 
     # Workers of a local cluster skip Dask's statistical profiler (a stack sample every 10 ms)
     # and keep glibc's adaptive allocator: Dask's default MALLOC_TRIM_THRESHOLD_ turns it off,
-    # and every large array was then mapped and unmapped (measured on the experiment's units:
-    # 10-20% slower, the extra time spent in the kernel). Its bookkeeping runs less often
-    # (event-loop ticks every 1 s instead of 20 ms, memory checks every 0.5 s instead of 0.1 s,
-    # system statistics every 2 s instead of 0.5 s): on 2 cores, that took this process's
-    # event loop from 4.6% of a core to 2.1%, and each worker's from 1.9% to 0.7%.
+    # and every large array was then mapped and unmapped, which slowed the experiment's units.
+    # Dask's bookkeeping runs less often (ticks, memory checks and system statistics below),
+    # which halves the share of a core its event loops take (BENCHMARKS.md).
     local_settings = {"distributed.worker.profile.enabled": False,
                       "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
                       "distributed.admin.tick.interval": "1s",

@@ -14,9 +14,8 @@ into an add, and each sum runs over the rows in their order, whatever the CPU an
 width. Tests check every function against a plain Python loop, bit for bit, and against
 scikit-learn to rounding.
 
-Cost (2-core machine): the Gram matrix of ridge regression runs at about 1-2 GFLOP/s, against
-BLAS's tens, which is 10-20 ms for MQ2008's learned baselines (10^3 x 46) and seconds at the
-MSLR-WEB30K shape (2.3 M x 136); a matrix-vector product is about 0.5 ns a multiply-add.
+Cost: these loops run an order of magnitude below BLAS's speed, which is negligible for
+MQ2008's learned baselines and seconds at the MSLR-WEB30K shape (BENCHMARKS.md).
 
 What can still change a number between machines: the C library's ``exp`` and ``log`` (glibc
 selects FMA variants on CPUs with FMA; used by :func:`logistic_regression` and, outside this

@@ -6,36 +6,30 @@ by a non-negative risk multiplier ``m``. The multiplier is a compiled function o
 per-iteration *risk state* (a ``NamedTuple``), chosen by the state's type when numba compiles the
 kernel, so the pair loop carries no mode switch and stays in numba's on-disk cache.
 
-Adding a risk function F takes three local steps:
+A risk function is added as :mod:`lgb_risk.objectives` describes (the one recipe): a state
+type and its multiplier here, registered with :func:`multiplier_of`, and a class there whose
+``risk_state`` builds the state. A state type is a ``NamedTuple`` holding what the function
+needs per query (arrays indexed by the query's position in the training set) and per training
+set (scalars) — every array field is per query, so that :func:`for_queries` can give each
+machine of a distributed training its own queries' part. Its multiplier is a function
+``(state, q, delta_m, misordered) -> m`` of the query index q, the signed change ΔM of the
+query's target measure (NDCG@k or ERR@k) if the pair were swapped, and whether the pair is
+mis-ordered (its lower document holds the higher label); the paper's rule is
+m = (F(M + ΔM) − F(M)) / ΔM (``@multiplier_of(StateType, per_query=True)`` where m reads only
+q: it is then taken once per query).
 
-1. a state type here: a ``NamedTuple`` holding what F needs per query (arrays indexed by the
-   query's position in the training set) and per training set (scalars) — every array field is
-   per query, so that :func:`for_queries` can give each machine of a distributed training its
-   own queries' part;
-2. its multiplier here, registered with ``@multiplier_of(StateType)``: a function
-   ``(state, q, delta_m, misordered) -> m`` of the query index q, the signed change ΔM of the
-   query's target measure (NDCG@k or ERR@k) if the pair were swapped, and whether the pair is
-   mis-ordered (its lower document holds the higher label); the paper's rule is
-   m = (F(M + ΔM) − F(M)) / ΔM (``@multiplier_of(StateType, per_query=True)`` where m reads
-   only q: it is then taken once per query);
-3. a class in :mod:`lgb_risk.objectives` whose ``risk_state`` builds the state each iteration.
-
-The built-in states (:class:`NoRisk`, :class:`CrossingRisk`, :class:`FlatRisk`,
-:class:`GeoRiskState`) reach the kernel packed into one type, :class:`BuiltinRisk`, whose
-``kind`` chooses the multiplier at run time: the kernel is compiled once for every built-in
-objective (3.4 s of LambdaMART's first training's 4.5 s with an empty cache; when each state
-type had its own specialisation, each took about as long) and a process loads one
-specialisation.
-With LambdaMART's kind no multiplier applies (:func:`applies_risk` is false), and its pairs are
-computed as LightGBM computes them. Every built-in multiplier is inlined into
-:func:`_builtin_multiplier`, which the pair loop calls out of line, handing it the packed state's
-every field, for the pairs within the top k and once per upper position and lower label below it
-(about 57 calls a query at the MSLR shape). Choosing each pair's multiplier and these calls are
-most of U-CRO's 16% over LambdaMART's gradient call. Inlined at its call sites, the multiplier
-took 26 s to compile; put in tables filled before the pair loop, the multipliers made every
-objective 7–15% slower, LambdaMART too (``BENCHMARKS.md``: the pair loop keeps its invariants
-partly on the stack, and each edit moves which stay in registers). A built-in risk function adds
-a kind to :func:`_builtin_multiplier` and its fields to :class:`BuiltinRisk`.
+The library's own states (:data:`BUILT_IN_STATES`) reach the kernel packed into one type,
+:class:`BuiltinRisk`, whose fields are generated from theirs and whose ``kind`` chooses the
+multiplier at run time in :func:`_builtin_multiplier`: the kernel is compiled once for every
+built-in objective, where a specialisation per state type would compile it once for each
+(``BENCHMARKS.md``: the first training's compilation). A built-in state type is therefore
+listed in :data:`BUILT_IN_STATES` and given its branch in :func:`_builtin_multiplier`. With
+LambdaMART's kind no multiplier applies (:func:`applies_risk` is false), and its pairs are
+computed as LightGBM computes them. The built-in multipliers are inlined into
+:func:`_builtin_multiplier`, which the pair loop calls out of line, for the pairs within the
+top k and once per upper position and lower label below it: inlining it at every call site,
+or tabulating the multipliers before the pair loop, both measured slower or slower to compile
+(``BENCHMARKS.md``).
 
 The built-in multipliers live in this file on purpose: numba's on-disk cache notices edits only
 in the file of the function it caches (the kernel). A multiplier registered from any other module
@@ -59,7 +53,7 @@ from __future__ import annotations
 import math
 import types
 from collections.abc import Callable
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, get_type_hints
 
 import numba as nb
 import numpy as np
@@ -354,45 +348,44 @@ def _georisk_multiplier(state, q, delta_m, misordered):
     return max(slope, 0.0) / state.scale
 
 
-_CROSSING, _FLAT, _GEORISK, _NONE = 0, 1, 2, 3
-_KINDS = {CrossingRisk: _CROSSING, FlatRisk: _FLAT, GeoRiskState: _GEORISK, NoRisk: _NONE}
-
-
-class BuiltinRisk(NamedTuple):
-    """The built-in risk states in one type (see the module docstring): ``kind`` says which, the
-    fields of the others are empty arrays and zeros."""
-
-    kind: int
-    per_query: bool  # the multiplier is constant over a query (T-FARO's; LambdaMART's 1)
-    alpha: np.ndarray
-    model_values: np.ndarray
-    baseline_values: np.ndarray
-    column_totals: np.ndarray
-    weighted_z: np.ndarray
-    georisk_now: np.ndarray
-    model_total: float
-    grand_total: float
-    zrisk: float
-    n_queries: float
-    georisk_alpha: float
-    scale: float
-    exact: bool
-
-
+#: The library's own risk states, packed into :class:`BuiltinRisk`; the position of each is its
+#: ``kind``.
+BUILT_IN_STATES = (CrossingRisk, FlatRisk, GeoRiskState, NoRisk)
+_CROSSING, _FLAT, _GEORISK, _NONE = range(len(BUILT_IN_STATES))
+_KINDS = {state_type: kind for kind, state_type in enumerate(BUILT_IN_STATES)}
 _EMPTY = np.empty(0)
 
 
-def packed(state: RiskState) -> BuiltinRisk:
+def _packed_fields() -> tuple[list[tuple[str, type]], dict[str, Any]]:
+    """The fields of :class:`BuiltinRisk`: ``kind``, ``per_query``, then every field of the
+    built-in states in order of first appearance (a name the states share is one field, which
+    must have one type), each with its empty value (an empty array, 0.0, False)."""
+    fields: dict[str, type] = {"kind": int, "per_query": bool}
+    for state_type in BUILT_IN_STATES:
+        for name, kind in get_type_hints(state_type).items():
+            if fields.setdefault(name, kind) is not kind:
+                raise TypeError(f"{state_type.__name__}.{name} is {kind.__name__}, but another "
+                                f"built-in state's {name} is {fields[name].__name__}")
+    empty = {np.ndarray: _EMPTY, float: 0.0, bool: False}
+    return list(fields.items()), {name: empty[kind] for name, kind in list(fields.items())[2:]}
+
+
+_FIELDS, _EMPTY_FIELDS = _packed_fields()
+#: The built-in states in one type (see the module docstring): ``kind`` says which, the fields
+#: of the others are empty.
+_named_tuple: Any = NamedTuple  # a record type made from fields known when the module runs
+BuiltinRisk = _named_tuple("BuiltinRisk", _FIELDS)
+
+
+def packed(state: RiskState) -> Any:
     """A built-in state as :class:`BuiltinRisk` (arrays made contiguous, so that every state has
     the one numba type)."""
-    fields: dict[str, Any] = {name: _EMPTY for name in BuiltinRisk._fields}
-    fields.update(model_total=0.0, grand_total=0.0, zrisk=0.0, n_queries=0.0, georisk_alpha=0.0,
-                  scale=1.0, exact=False)
+    fields = dict(_EMPTY_FIELDS)
     for name, value in state._asdict().items():
         fields[name] = (np.ascontiguousarray(value, dtype=np.float64)
                         if isinstance(value, np.ndarray) else value)
-    return BuiltinRisk(**{**fields, "kind": _KINDS[type(state)],
-                          "per_query": type(state) in (FlatRisk, NoRisk)})
+    return BuiltinRisk(**fields, kind=_KINDS[type(state)],
+                       per_query=type(state) in (FlatRisk, NoRisk))
 
 
 @multiplier_of(BuiltinRisk)
@@ -451,125 +444,129 @@ def err_at_k_of_order(order, offsets, labels, stop_probability, k):
     return out
 
 
+@nb.njit(cache=True, inline="always")
+def _swap_change(const, j, at_j, label_j, delta_gain, discount_i, inv, upper, reach_weight,
+                 cumulative, depth):
+    """The pair's weight |ΔM| and, with an ERR@k target, the signed change of ERR@k if the
+    upper position i and position j > i swapped (``upper``: i's R_i, reach weight, 1/(1 − R_i)
+    and ERR@(i + 1), from :func:`_err_prefixes`); 0.0 under NDCG, whose weight is LightGBM's
+    ΔNDCG at T, |g_i − g_j| |D(i) − D(j)| / IDCG@T."""
+    if not const.target_err:
+        return delta_gain * abs(discount_i - const.discounts[at_j]) * inv, 0.0
+    stop_i, weight_i, over_continue_i, cumulative_i = upper
+    stop_j = const.stop_probability[label_j]
+    change = (stop_j - stop_i) * (
+        weight_i - over_continue_i * (cumulative[min(j, depth)] - cumulative_i))
+    if j < depth:
+        change += (stop_i * (1.0 - stop_j) * over_continue_i - stop_j) * reach_weight[at_j]
+    return abs(change), change
+
+
+@nb.njit(cache=True, inline="always")
+def _target_change(const, err_change, gain_i, gain_j, discount_i, discount_j, inv_idcg_k):
+    """ΔM of the risk multiplier: the signed change of the query's target measure if the pair
+    swapped — ERR@k's (:func:`_swap_change`) or NDCG@k's, (g_j − g_i)(D(i) − D(j)) / IDCG@k,
+    with D(j) = 0 for a lower document at or beyond k."""
+    if const.target_err:
+        return err_change
+    return (gain_j - gain_i) * (discount_i - discount_j) * inv_idcg_k
+
+
+@nb.njit(cache=True, inline="always")
+def _risk_multiplier(risk, q, i, j, k, label_j, misordered, const, err_change, gain_i, gain_j,
+                     discount_i, discount_j, inv_idcg_k, query_mult, beyond, by_label):
+    """The pair's risk multiplier m, taken where it can be shared: the query's where it is
+    constant over the query; for pairs both at or beyond k (ΔM = 0), the one of its order
+    (``beyond``: ordered, mis-ordered); for a lower document at or beyond k, the one of the
+    upper position and lower label (``by_label``, NaN until taken: ΔM then reads only those);
+    else the pair's own."""
+    if per_query(risk):
+        return query_mult
+    if i >= k:
+        return beyond[1] if misordered else beyond[0]
+    if j >= k:
+        if np.isnan(by_label[label_j]):
+            by_label[label_j] = pair_multiplier(risk, q, _target_change(
+                const, err_change, gain_i, gain_j, discount_i, 0.0, inv_idcg_k), misordered)
+        return by_label[label_j]
+    return pair_multiplier(risk, q, _target_change(
+        const, err_change, gain_i, gain_j, discount_i, discount_j, inv_idcg_k), misordered)
+
+
+@nb.njit(cache=True, inline="always")
+def _rho(const, delta_score):
+    """ρ = 1 / (1 + exp(σ Δs)): exactly, or from LightGBM's lookup table (clamped at its ends;
+    the bin as an unsigned index, LightGBM's size_t: no wrap-around check)."""
+    if const.exact_sigmoid:
+        return 1.0 / (1.0 + math.exp(const.sigmoid * delta_score))
+    table = const.sigmoid_table
+    if delta_score <= const.sigmoid_low:
+        return table[0]
+    if delta_score >= const.sigmoid_high:
+        return table[table.size - 1]
+    return table[np.uint64((delta_score - const.sigmoid_low) * const.sigmoid_factor)]
+
+
 # error_model="numpy": a float division by zero gives inf or nan rather than raising, and the
-# pair loop carries no test before each division. It ran so before it was compiled once: the
-# parallel loop's uint64 specialisation was compiled in the parallel function's numpy error
-# model. With Python's it trained 2-3% slower (web10k: LambdaMART 1.024x native, GeoRisk
-# 1.091x). Its divisors are score distances (>= 0.01), the GeoRisk scale (> 0) and sums tested
+# pair loop carries no test before each division (BENCHMARKS.md: Python's error model trained
+# slower). Its divisors are score distances (>= 0.01), the GeoRisk scale (> 0) and sums tested
 # > 0.
 @nb.njit(cache=True, error_model="numpy")
 def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     """One query's λs and hessians by rank position: ``lab``/``sco`` are its labels and scores in
     ranked order; ``grad``/``hess`` (float32, zeroed) receive the sums in LightGBM's order.
-    A pair's weight is LightGBM's ΔNDCG (IDCG at T), or with an ERR@k target the exact change
-    of ERR@k if the pair swapped (:func:`_err_prefixes`), which is then also the risk
-    multiplier's ΔM.
 
-    Each document's float32 sums take their terms in LightGBM's order: the upper document i of
-    the inner loop keeps its sums in a register (its terms come in j order, as LightGBM adds
-    them to memory), which spares a store and a load per pair and gives the same bits.
+    A pair's weight is its |ΔM| (:func:`_swap_change`) times the risk multiplier
+    (:func:`_risk_multiplier`), over the score distance with ``lambdarank_norm``; ρ comes from
+    :func:`_rho`. Each document's float32 sums take their
+    terms in LightGBM's order: the upper document i keeps its sums in a register (its terms
+    come in j order, as LightGBM adds them to memory), which gives the same bits.
     """
-    cnt = lab.size
+    cnt, k, discounts, inv = lab.size, const.risk_k, const.discounts, const.inv_max_dcg[q]
+    gains, inv_idcg_k, sigmoid = const.gain_table[lab], const.inv_ideal_dcg_at_k[q], const.sigmoid
     use_norm = const.norm and sco[0] != sco[cnt - 1]
-    discounts = const.discounts
-    gains = const.gain_table[lab]
-    inv = const.inv_max_dcg[q]
-    sigmoid = const.sigmoid
-    table = const.sigmoid_table
-    k = const.risk_k
-    inv_idcg_k = const.inv_ideal_dcg_at_k[q]
-    target_err = const.target_err
     last = min(cnt - 1, const.truncation)
-    stop = const.stop_probability
-    if target_err:  # a swap below k leaves ERR@k as it is: only pairs with i < k count
-        reach_weight, cumulative = _err_prefixes(lab, k, stop)
-        depth = reach_weight.size - 1
-        last = min(last, depth)
+    if const.target_err:  # a swap below k leaves ERR@k as it is: only pairs with i < k count
+        reach_weight, cumulative = _err_prefixes(lab, k, const.stop_probability)
+        last = min(last, reach_weight.size - 1)
     else:
         reach_weight = cumulative = np.empty(1)
-        depth = 0
-    # A multiplier constant over the query is taken once; otherwise multipliers of pairs whose
-    # lower document sits at or beyond k depend only on the upper position and the lower label
-    # (ΔM = (g_j - g_i) D(i) / IDCG@k, or ERR@k's change, which then reads only i and l_j):
-    # cached per i.
+    depth = reach_weight.size - 1
+    risky_pairs = applies_risk(risk) and not per_query(risk)
     query_mult = pair_multiplier(risk, q, 0.0, False) if per_query(risk) else 1.0
-    by_label = np.empty(const.gain_table.size)
-    # Pairs whose both documents sit at or beyond k: ΔM = 0, one multiplier per pair order.
-    beyond_ordered = beyond_misordered = query_mult
-    if applies_risk(risk) and not per_query(risk) and cnt > k:
-        beyond_ordered = pair_multiplier(risk, q, 0.0, False)
-        beyond_misordered = pair_multiplier(risk, q, 0.0, True)
+    by_label = np.empty(const.gain_table.size)  # the multipliers of (i, lower label) beyond k
+    beyond = (query_mult, query_mult)  # of the pairs both beyond k: ordered, mis-ordered
+    if risky_pairs and cnt > k:
+        beyond = (pair_multiplier(risk, q, 0.0, False), pair_multiplier(risk, q, 0.0, True))
     sum_lambdas = 0.0
     for i in range(last):
-        label_i = lab[i]
-        gain_i = gains[i]
-        discount_i = discounts[i]
-        score_i = sco[i]
-        grad_i = grad[i]
-        hess_i = hess[i]
-        if target_err:  # the swap change's terms of the upper position (see _err_prefixes)
-            stop_i = stop[label_i]
-            weight_i = reach_weight[i]
-            over_continue_i = const.inv_continue[label_i]
-            cumulative_i = cumulative[i + 1]
-        if applies_risk(risk) and not per_query(risk) and i < k:
+        label_i, gain_i, discount_i, score_i = lab[i], gains[i], discounts[i], sco[i]
+        grad_i, hess_i = grad[i], hess[i]
+        upper = (const.stop_probability[label_i], reach_weight[i], const.inv_continue[label_i],
+                 cumulative[i + 1]) if const.target_err else (0.0, 0.0, 0.0, 0.0)
+        if risky_pairs and i < k:
             by_label[:] = np.nan
         for j in range(i + 1, cnt):
-            # j as an unsigned index: numba tests a signed index for a negative value (Python's
-            # wrap-around) at each access; without those tests every objective's pair loop ran
-            # 7-8% faster (the same bits)
-            at_j = np.uint64(j)
+            at_j = np.uint64(j)  # unsigned: no test for Python's negative-index wrap-around
             label_j = lab[at_j]
             if label_i == label_j:
                 continue
             i_upper = label_i > label_j  # i is the pair's more relevant document
-            if i_upper:
-                delta_score = score_i - sco[at_j]
-                delta_gain = gain_i - gains[at_j]
-            else:
-                delta_score = sco[at_j] - score_i
-                delta_gain = gains[at_j] - gain_i
-            if target_err:
-                stop_j = stop[label_j]
-                err_change = (stop_j - stop_i) * (
-                    weight_i - over_continue_i * (cumulative[min(j, depth)] - cumulative_i))
-                if j < depth:
-                    err_change += (stop_i * (1.0 - stop_j) * over_continue_i
-                                   - stop_j) * reach_weight[at_j]
-                delta = abs(err_change)
-            else:
-                err_change = 0.0
-                delta = delta_gain * abs(discount_i - discounts[at_j]) * inv
+            delta_score = score_i - sco[at_j] if i_upper else sco[at_j] - score_i
+            delta_gain = gain_i - gains[at_j] if i_upper else gains[at_j] - gain_i
+            delta, err_change = _swap_change(const, j, at_j, label_j, delta_gain, discount_i,
+                                             inv, upper, reach_weight, cumulative, depth)
             risky = delta
             if applies_risk(risk):
-                misordered = not i_upper
-                if per_query(risk):
-                    mult = query_mult
-                elif i >= k:
-                    mult = beyond_misordered if misordered else beyond_ordered
-                elif j >= k:
-                    if np.isnan(by_label[label_j]):
-                        delta_m = (err_change if target_err
-                                   else (gains[at_j] - gain_i) * discount_i * inv_idcg_k)
-                        by_label[label_j] = pair_multiplier(risk, q, delta_m, misordered)
-                    mult = by_label[label_j]
-                else:
-                    delta_m = (err_change if target_err else
-                               (gains[at_j] - gain_i) * (discount_i - discounts[at_j]) * inv_idcg_k)
-                    mult = pair_multiplier(risk, q, delta_m, misordered)
-                risky = delta * mult
+                risky = delta * _risk_multiplier(
+                    risk, q, i, j, k, label_j, not i_upper, const, err_change, gain_i,
+                    gains[at_j], discount_i, discounts[at_j], inv_idcg_k, query_mult, beyond,
+                    by_label)
             if use_norm:
                 distance = SCORE_EPS + abs(delta_score)
                 delta /= distance
                 risky = risky / distance if applies_risk(risk) else delta
-            if const.exact_sigmoid:
-                rho = 1.0 / (1.0 + math.exp(sigmoid * delta_score))
-            elif delta_score <= const.sigmoid_low:
-                rho = table[0]
-            elif delta_score >= const.sigmoid_high:
-                rho = table[table.size - 1]
-            else:  # the bin, as an unsigned index (LightGBM's size_t): no wrap-around check
-                rho = table[np.uint64((delta_score - const.sigmoid_low) * const.sigmoid_factor)]
+            rho = _rho(const, delta_score)
             p_lambda = rho * (-sigmoid * risky)
             p_hessian = rho * (1.0 - rho) * (sigmoid * sigmoid * risky)
             # the upper document gains λ, the lower loses it: x - λ is x + (-λ), bit for bit
@@ -579,12 +576,9 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
             grad[at_j] -= lambda32
             hess_i += hessian32
             hess[at_j] += hessian32
-            if const.norm_includes_risk:
-                sum_lambdas -= 2.0 * p_lambda
-            else:
-                sum_lambdas -= 2.0 * (rho * (-sigmoid * delta))
-        grad[i] = grad_i
-        hess[i] = hess_i
+            sum_lambdas -= 2.0 * (p_lambda if const.norm_includes_risk
+                                  else rho * (-sigmoid * delta))
+        grad[i], hess[i] = grad_i, hess_i
     if const.norm and sum_lambdas > 0.0:
         norm_factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
         for p in range(cnt):
@@ -603,7 +597,7 @@ def lambdarank_gradients(ranking, const, risk):
     if type(risk) in _KINDS:
         risk = packed(risk)
     kernel = _FOREIGN_KERNELS.get(type(risk), _cached_kernel)
-    # made here: numpy's zeros compiled in the kernel would cost 0.2 s with an empty cache
+    # made here: numpy's zeros compiled in the kernel would lengthen its first compilation
     grad = np.zeros(ranking.scores.size, np.float32)
     hess = np.zeros(ranking.scores.size, np.float32)
     kernel(ranking, const, risk, grad, hess)
@@ -618,7 +612,10 @@ def _with_globals(function, **replaced):
 
 def _uncached_kernel(multiplier):
     """The pair kernel compiled in memory with ``multiplier`` called for every pair."""
-    query_lambdas = nb.njit(_with_globals(_query_lambdas.py_func, pair_multiplier=multiplier))
+    risk_multiplier = nb.njit(inline="always")(
+        _with_globals(_risk_multiplier.py_func, pair_multiplier=multiplier))
+    query_lambdas = nb.njit(_with_globals(_query_lambdas.py_func, pair_multiplier=multiplier,
+                                          _risk_multiplier=risk_multiplier))
     return nb.njit(parallel=True)(_with_globals(_cached_kernel.py_func,
                                                 _query_lambdas=query_lambdas))
 
@@ -635,11 +632,11 @@ def _cached_kernel(ranking, const, risk, grad, hess):
         docs = ranking.order[start:start + cnt]
         g = np.empty(cnt, np.float32)
         h = np.empty(cnt, np.float32)
-        for p in range(cnt):  # numpy's zeros compiled here would cost 0.2 s more, once
+        for p in range(cnt):  # numpy's zeros compiled here would lengthen the compilation
             g[p] = 0.0
             h[p] = 0.0
         # q as int64: the parallel loop's body gets it as uint64, where the kernel's own typing
-        # has int64, and the pair loop would be compiled once for each (3 s more)
+        # has int64, and the pair loop would be compiled once for each
         _query_lambdas(np.int64(q), ranking.labels[docs], ranking.scores[docs], g, h, const,
                        risk)
         for p in range(cnt):

@@ -4,16 +4,15 @@ The objectives' re-sort (:func:`lgb_risk._ranking.rerank_by_score`) is a compile
 over a range of queries that releases the GIL (``nogil=True``); :func:`over_queries` runs it on
 ``numba.get_num_threads()`` threads, this one included. numba's own parallel loop (``prange``)
 does the same work, but its analysis and the function it generates cost compile time on a new
-install or a cluster's fresh worker: 0.6 s of the re-sort's 1.6 s with an empty cache. Every
-query is computed by one thread alone, wholly, so the results do not depend on the number of
-threads or on which thread took which range.
+install or a cluster's fresh worker (BENCHMARKS.md). Every query is computed by one thread
+alone, wholly, so the results do not depend on the number of threads or on which thread took
+which range.
 
-The pair kernel stays in numba's parallel loop although it would save 0.7-1.7 s there: run
-this way its training was slower at the MSLR-WEB10K shape (LambdaMART 1.03× native's time
-against 1.00, GeoRisk 1.10× against 1.06), and U-CRO's gradient call 8-13% slower on one
-thread although its pair loop executes the same instructions (counted under callgrind): the
-loop's machine code, re-optimised in its caller's module, runs slower outside numba's parallel
-function. :func:`query_ranges` also splits the objectives' setup into pieces of queries.
+The pair kernel stays in numba's parallel loop although it would compile faster here: run this
+way it trained slower at the MSLR-WEB10K shape although its pair loop executes the same
+instructions (BENCHMARKS.md): the loop's machine code, re-optimised in its caller's module,
+runs slower outside numba's parallel function. :func:`query_ranges` also splits the
+objectives' setup into pieces of queries.
 """
 
 from __future__ import annotations

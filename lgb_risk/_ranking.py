@@ -3,10 +3,10 @@
 Queries are contiguous segments of the flat arrays, delimited by ``offsets``
 (:mod:`lgb_risk._segments`). The sort runs per segment in a numba kernel, parallel over queries
 (the objectives' re-sort on threads of its own, :mod:`lgb_risk._query_threads`; the others in
-numba's parallel loop); it is about ten times faster than ``np.lexsort`` over (query, score) on
-MSLR-shaped data because each query's sort is small. Importing this module loads numba;
-:mod:`lgb_risk.metrics` imports it only when it has an order to compute, so that evaluating
-lists already in rank order (TREC runs) starts without it.
+numba's parallel loop); it is much faster than ``np.lexsort`` over (query, score) on
+MSLR-shaped data because each query's sort is small (BENCHMARKS.md). Importing this module
+loads numba; :mod:`lgb_risk.metrics` imports it only when it has an order to compute, so that
+evaluating lists already in rank order (TREC runs) starts without it.
 """
 
 from __future__ import annotations
@@ -65,12 +65,11 @@ def _stable_argsort(primary, secondary, use_secondary):
     kind="stable")`` for finite keys, the only kind the callers pass.
 
     A bottom-up merge sort over runs of :data:`_RUN` positions sorted by insertion. Written here
-    rather than calling numba's ``np.argsort``: with an empty cache, :func:`rank_by_score`
-    compiles in 1.5 s instead of 2.2.
+    rather than calling numba's ``np.argsort``, which compiles slower with an empty cache.
     """
     n = primary.size
     order = np.empty(n, np.int64)
-    for i in range(n):  # numpy's arange compiled here would cost 0.2 s more, once
+    for i in range(n):  # numpy's arange compiled here would lengthen the first compilation
         order[i] = i
     for start in range(0, n, _RUN):
         for i in range(start + 1, min(start + _RUN, n)):
@@ -149,7 +148,7 @@ def rerank_by_score(scores: np.ndarray, order: np.ndarray, offsets: np.ndarray) 
     permutation such as the last call's ranking or :func:`document_order`: the same order,
     found faster where few documents moved (training's later iterations, or the first when
     every score is the initial one), with no new array. The objectives sort with this one
-    function only, which spares loading (and with an empty cache compiling, 1.5 s) a second."""
+    function only, which spares loading (and with an empty cache compiling) a second."""
     over_queries(_rerank_segments, offsets, scores, order, offsets)
 
 
@@ -202,7 +201,7 @@ def _select_top_k(keys, a, b, top):
 @nb.njit(parallel=True, cache=True)
 def _top_k_segments(keys, offsets, out):
     """Per segment, :func:`_select_top_k` of its keys into its row of ``out`` (n_segments, k;
-    -1 filled by the caller: numpy's ``full`` compiled here would cost 0.1 s more)."""
+    -1 filled by the caller: numpy's ``full`` compiled here would lengthen the compilation)."""
     for q in nb.prange(offsets.size - 1):
         _select_top_k(keys, offsets[q], offsets[q + 1], out[q])
 

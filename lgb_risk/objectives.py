@@ -22,13 +22,18 @@ M, M_b and ΔM are ERR@k. The normaliser log2(1 + Σ)/Σ is taken from LambdaMAR
 multipliers (``norm_includes_risk=False``), so that a query's emphasis reaches the trees; with
 α = 0, U-CRO, T-SARO, T-FARO and T*-FARO give LambdaMART's gradients bit for bit.
 
-Adding an objective takes four additions in two files, about 16 lines, and nothing else: the
-configuration's ``[objective]`` table, ``[learners]``, the runner and the report read the
-registry and the declared fields.
+This is the recipe for a new objective, and the only one. It takes four additions in two files
+(six for one shipped with the library), about 16 lines, and nothing else: the configuration's
+``[objective]`` table, ``[learners]``, the runner and the report read the registry and the
+declared fields.
 
 1. In :mod:`lgb_risk._lambda_kernel`, a state type (a ``NamedTuple`` of what the risk function
    needs, per query and per training set) and its pair multiplier, registered with
-   ``@multiplier_of(StateType)`` (about 6 lines);
+   ``@multiplier_of(StateType)`` (about 6 lines; the module says what each receives). A risk
+   function of the library also lists its state type in ``BUILT_IN_STATES`` and adds its
+   branch to ``_builtin_multiplier`` (2 lines), so that every built-in objective shares one
+   compiled kernel; one written elsewhere (a script, a notebook) gets its own copy of the
+   kernel, compiled in memory;
 2. here, a ``@dataclass(eq=False, kw_only=True)`` subclass of ``_OneBaseline`` or
    ``_SeveralBaselines`` (which hold α, k and the baselines) that sets ``paper_name``, declares
    its own parameters as fields with defaults, and implements :meth:`LambdaMART.risk_state`
@@ -60,31 +65,24 @@ True
 
 from __future__ import annotations
 
-import copy
-import functools
 import math
-import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from lgb_risk import _lambda_kernel as kernel
-from lgb_risk import _xgboost, metrics, risk
+from lgb_risk import _training_set as training_set
 from lgb_risk import measures as registry
+from lgb_risk import risk
 from lgb_risk._distributions import normal_cdf
-from lgb_risk._interrupt import interruptible
-from lgb_risk._parameters import declared, documented, parameter, validate
-from lgb_risk._query_threads import query_ranges
-from lgb_risk._ranking import dcg_at_k_of_order, document_order, rerank_by_score
-from lgb_risk._segments import offsets_from_group
+from lgb_risk._gradient_engine import GradientEngine
+from lgb_risk._parameters import declared, documented, parameter
 from lgb_risk._shards import ObjectiveShard
 from lgb_risk._validation import (
     check_alpha,
     check_choice,
     check_flag,
-    check_group,
-    check_labels,
     check_whole_number,
 )
 from lgb_risk.baselines import aligned_baselines
@@ -100,9 +98,6 @@ __all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OBJE
 TARGET_MEASURES = ("ndcg", "err")
 #: The definitions of the per-query risk score TR_q that T-SARO, T-FARO and T*-FARO offer.
 TR_DEFINITIONS = ("x_over_sx", "delta_over_se", "jforests")
-_SIGMOID_BINS = 1 << 20
-_SIGMOID_CHUNK = 1 << 16
-_DEFAULT_LABEL_GAIN = np.array([float((1 << i) - 1) for i in range(31)])  # LightGBM's default
 
 
 def _check_positive(value: Any, name: str) -> None:
@@ -138,97 +133,9 @@ def _check_alpha(value: Any, name: str) -> None:
     check_alpha(value)
 
 
-@functools.lru_cache(maxsize=4)
-def _sigmoid_table(sigmoid: float):
-    """LightGBM's lookup table for ρ(Δs) = 1 / (1 + exp(σ Δs)): (table, low, high, factor).
-
-    Built with the C library's exp (``math.exp``), as LightGBM builds it; numpy's vectorised exp
-    differs from it in the last bit for about 2% of the entries. The arguments
-    ``(i / factor + low) * sigmoid`` and the final ``1 / (1 + e)`` are single correctly
-    rounded operations, the same bits vectorised as in LightGBM's loop. The entries are computed
-    :data:`_SIGMOID_CHUNK` at a time, so that the Python floats ``math.exp`` takes and returns
-    never hold more than a few MiB: the whole table's at once would add about 50 MiB to the
-    training's peak memory at its first call.
-    """
-    low = -50.0 / sigmoid / 2.0
-    high = -low
-    factor = _SIGMOID_BINS / (high - low)
-    table = np.empty(_SIGMOID_BINS)
-    for start in range(0, _SIGMOID_BINS, _SIGMOID_CHUNK):
-        arguments = (np.arange(start, start + _SIGMOID_CHUNK) / factor + low) * sigmoid
-        exps = np.fromiter(map(math.exp, arguments.tolist()), np.float64, _SIGMOID_CHUNK)
-        table[start:start + _SIGMOID_CHUNK] = 1.0 / (1.0 + exps)
-    return table, low, high, factor
-
-
-def _fingerprint(values) -> tuple | None:
-    """What recognises an input array without keeping a copy of it: its shape, its dtype and
-    the CRC-32 of its bytes (2 ms for 4 million labels); None for None. A non-numeric array
-    gets a fingerprint equal to no other."""
-    if values is None:
-        return None
-    array = np.ascontiguousarray(values)
-    if array.dtype.hasobject:
-        return (array.shape, "object", object())
-    return (array.shape, array.dtype.str, zlib.crc32(array.data.cast("B")))
-
-
-def _narrow_labels(labels: np.ndarray) -> np.ndarray:
-    """Validated labels (whole numbers >= 0 within the gain table) in one byte a document where
-    they fit, else four."""
-    return labels.astype(np.int8 if labels.max(initial=0) <= 127 else np.int32)
-
-
-@dataclass
-class _Setup:
-    """What an objective derives once from a training set (labels, groups, weights)."""
-
-    labels: np.ndarray  # int8 (int32 for labels above 127)
-    group: np.ndarray
-    offsets: np.ndarray
-    weights: np.ndarray  # float32, or empty
-    constants: kernel.LambdaConstants
-    given: tuple  # fingerprints of (labels, group, weight) as given, to recognise the same data
-    #: The last call's ranking (int32 below 2**31 documents), re-sorted in place by the next
-    #: call (the same order comes out, found faster: few documents move between iterations).
-    order: np.ndarray | None = None
-
-    def matches(self, labels, group, weight) -> bool:
-        """Whether these inputs are the ones the setup was derived from."""
-        return self.given == tuple(_fingerprint(v) for v in (labels, group, weight))
-
-
-#: The ideal rankings are found this many documents at a time (about), so that the float64
-#: copy of the labels the sort reads adds a few MiB to the first call, not 8 bytes a document.
-_IDEAL_CHUNK = 1 << 20
-
-
-def _ideal_dcg(labels: np.ndarray, offsets: np.ndarray, gain_table: np.ndarray,
-               discounts: np.ndarray, cutoffs: tuple[int, ...]) -> list[np.ndarray]:
-    """IDCG at each cut-off of every query: the DCG of the ideal ranking (labels descending)
-    found by the sort that ranks the model (:func:`rerank_by_score`) and measured by the kernel
-    that measures it, on narrow ``labels``. The same bits as :func:`lgb_risk.metrics.ideal_dcg`
-    and LightGBM's max DCG (equal labels have equal gains, so their order does not matter); a
-    new install then compiles no top-k kernel for training (0.6 s)."""
-    ideal = [np.zeros(offsets.size - 1) for _ in cutoffs]
-    for first, last in query_ranges(offsets, -(-int(offsets[-1]) // _IDEAL_CHUNK)):
-        start, stop = int(offsets[first]), int(offsets[last])
-        local = offsets[first:last + 1] - start
-        order = document_order(local)
-        rerank_by_score(labels[start:stop].astype(np.float64), order, local)
-        for values, cutoff in zip(ideal, cutoffs):
-            values[first:last] = dcg_at_k_of_order(order, local, labels[start:stop],
-                                                    gain_table, discounts, cutoff)
-    return ideal
-
-
-def _inverse(values: np.ndarray) -> np.ndarray:
-    return np.divide(1.0, values, out=np.zeros_like(values), where=values > 0)
-
-
 @documented
 @dataclass(eq=False, kw_only=True)
-class LambdaMART:
+class LambdaMART(GradientEngine):
     """LambdaMART gradients as LightGBM's native ``lambdarank`` computes them.
 
     Parameters
@@ -294,280 +201,21 @@ class LambdaMART:
             "highest label of the training set.")
 
     def __post_init__(self) -> None:
-        self._setup_cache: _Setup | None = None
+        self._setup_cache: training_set.TrainingSet | None = None
         #: None on one machine; set by :mod:`lgb_risk.distributed` (and :mod:`lgb_risk._xgboost`
         #: under ``xgboost.dask``) on each rank of a training set split across machines: which
         #: training queries are here, and how to gather the rest.
         self.shard: ObjectiveShard | None = None
-
-    # -- entry points --------------------------------------------------------------------------
-
-    def __call__(self, preds, train_data):
-        """Gradients and hessians for ``lightgbm.train``: ``(preds, Dataset) -> (grad, hess)``."""
-        if isinstance(train_data, np.ndarray):
-            raise TypeError(
-                f"{type(self).__name__} was called as (y_true, y_pred): for LGBMRanker pass "
-                f"objective={type(self).__name__}(...).sklearn_objective"
-            )
-        if type(train_data).__module__.split(".")[0] == "xgboost":
-            raise TypeError(
-                f"{type(self).__name__} was called with an XGBoost {type(train_data).__name__}: "
-                f"for xgboost.train pass obj={type(self).__name__}(...).xgboost_objective")
-        group = train_data.get_group()
-        if group is None:
-            raise ValueError(f"{type(self).__name__} needs query groups: build the training "
-                             "Dataset with group=... (query sizes)")
-        return self.gradients(preds, train_data.get_label(), group, train_data.get_weight())
-
-    def sklearn_objective(self, y_true: ArrayLike, y_pred: ArrayLike, weight: ArrayLike,
-                          group: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-        """The objective with LGBMRanker's signature ``(y_true, y_pred, weight, group)``."""
-        if group is None:
-            raise ValueError(f"{type(self).__name__} needs query groups (fit(..., group=...))")
-        return self.gradients(y_pred, y_true, group, weight)
-
-    def xgboost_objective(self, preds: ArrayLike, dtrain: Any) -> tuple[np.ndarray, np.ndarray]:
-        """The objective with XGBoost's signature ``(preds, DMatrix) -> (grad, hess)``, for
-        ``xgboost.train(params, dtrain, obj=objective.xgboost_objective)`` and
-        ``xgboost.dask.train(client, params, dtrain, obj=objective.xgboost_objective)``.
-
-        The queries are the DMatrix's groups (``DMatrix(X, y, qid=...)`` or ``set_group``), in
-        its order, as a baseline array or ``query_ids`` must be; a
-        :class:`~lgb_risk.baselines.FeatureBaseline` is scored on the DMatrix's own rows.
-        XGBoost weighs a ranking by query (one weight per group), so each query's weight is
-        given to all its documents. The hessians are LambdaMART's, small at the start of
-        training (ρ(1 − ρ) times a ΔNDCG): XGBoost's default ``min_child_weight=1`` then stops
-        trees early, where LightGBM's ``min_sum_hessian_in_leaf`` is 1e-3; pass
-        ``min_child_weight=1e-3`` for the trees LightGBM would grow.
-
-        Under ``xgboost.dask`` each worker's partitions must hold whole queries (a query split
-        between workers becomes two queries, as for XGBoost's own ``rank:ndcg``); the risk
-        state is taken over all workers' queries, as on one machine, and the baseline must be a
-        ``FeatureBaseline`` (an array cannot follow the workers' share of the queries).
-        """
-        return _xgboost.gradients(self, preds, dtrain)
-
-    def lgbm_ranker(self, **params: Any) -> Any:
-        """``lightgbm.LGBMRanker`` training with this objective, LightGBM's own metrics off.
-
-        ``LGBMRanker(objective=obj.sklearn_objective)`` alone computes LightGBM's ``ndcg@1`` to
-        ``ndcg@5`` and lists them before an ``eval_metric`` of :mod:`lgb_risk.feval`, so that
-        ``early_stopping(first_metric_only=True)`` stops on LightGBM's ``ndcg@1``. Here
-        ``metric="None"`` unless ``params`` names a metric, which is then warned about.
-
-        >>> ranker = LambdaMART().lgbm_ranker(n_estimators=50)
-        >>> ranker.get_params()["metric"]
-        'None'
-        """
-        import warnings
-
-        import lightgbm as lgb
-
-        if "objective" in params:
-            raise ValueError("lgbm_ranker sets objective= itself (this objective)")
-        metric = params.setdefault("metric", "None")
-        if metric not in ("None", "none", "", None, []):
-            warnings.warn(f"metric={metric!r}: LightGBM's own metrics come before an "
-                          "eval_metric of lgb_risk.feval, so early_stopping(first_metric_only"
-                          "=True) stops on LightGBM's first metric; pass no metric to stop on "
-                          "the feval", UserWarning, stacklevel=2)
-        return lgb.LGBMRanker(objective=self.sklearn_objective,  # type: ignore[arg-type]
-                              **params)
-
-    def gradients(self, preds: ArrayLike, labels: ArrayLike, group: ArrayLike,
-                  weight: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Gradients and hessians (float32 arrays) of all documents for the current scores.
-
-        Parameters
-        ----------
-        preds : array-like, shape (n_documents,)
-            Current raw scores.
-        labels : array-like, shape (n_documents,)
-            Relevance labels, whole numbers within ``label_gain``.
-        group : array-like of int, shape (n_queries,)
-            Query sizes.
-        weight : array-like, shape (n_documents,), optional
-            Document weights.
-
-        Returns
-        -------
-        grad, hess : ndarray of float32, shape (n_documents,)
-        """
-        with interruptible():  # Ctrl-C inside a kernel stays a KeyboardInterrupt
-            return self._gradients(preds, labels, group, weight)
-
-    def _gradients(self, preds, labels, group, weight):
-        setup = self._setup(labels, group, weight)
-        scores = np.asarray(preds, dtype=np.float64)
-        if scores.shape != setup.labels.shape:
-            raise ValueError(f"predictions have shape {scores.shape}, the training set has "
-                             f"{setup.labels.size} documents")
-        if scores.size and not (np.isfinite(scores.min()) and np.isfinite(scores.max())):
-            bad = int(np.flatnonzero(~np.isfinite(scores))[0])  # NaN or ±inf makes min or max so
-            raise ValueError(f"prediction {bad} is {float(scores[bad])}: predictions must be "
-                             "finite (a diverging model? lower the learning rate)")
-        if setup.order is None:  # the first call ranks from the documents' own order
-            setup.order = document_order(setup.offsets)
-        rerank_by_score(scores, setup.order, setup.offsets)
-        order = setup.order
-        ranking = kernel.Ranking(scores, setup.labels, order, setup.offsets, setup.weights)
-        return kernel.lambdarank_gradients(ranking, setup.constants,
-                                           self._iteration_state(scores, order, setup))
-
-    def _iteration_state(self, scores, order, setup):
-        """This iteration's risk state for the training set's queries. On a shard of a
-        distributed training set (:mod:`lgb_risk.distributed`), the per-query values of the
-        target measure and the initial-predictions flag of every shard are gathered first, the
-        state is computed over all training queries by the same code as on one machine, and
-        this shard's queries are kept."""
-        if self.baseline_parameter is None:
-            return kernel.NoRisk()
-        model_values = self._model_values(order, setup)
-        initial = self._predictions_initial(scores)
-        shard = self.shard
-        if shard is None:
-            return self.risk_state(model_values, initial)
-        model_values, initial = shard.gather(model_values, initial)
-        return kernel.for_queries(self.risk_state(model_values, initial), shard.queries)
-
-    def _model_values(self, order, setup) -> np.ndarray:
-        """The target measure of the current ranking of every training query: NDCG@k (0 where
-        IDCG@k = 0) or ERR@k."""
-        const = setup.constants
-        if const.target_err:
-            return kernel.err_at_k_of_order(order, setup.offsets, setup.labels,
-                                            const.stop_probability, const.risk_k)
-        dcg = dcg_at_k_of_order(order, setup.offsets, setup.labels, const.gain_table,
-                                const.discounts, const.risk_k)
-        return dcg * const.inv_ideal_dcg_at_k
 
     def target(self) -> registry.MeasureSpec | None:
         """The target measure as parsed (:mod:`lgb_risk.measures`); None for LambdaMART's
         default, LightGBM's ΔNDCG with no cut-off of its own."""
         return None if self.measure is None else registry.parse(self.measure)
 
-    def target_values(self, scores: ArrayLike, labels: ArrayLike,
-                      group: ArrayLike) -> np.ndarray:
-        """The target measure of every query ranked by ``scores`` (ties in input order), as the
-        objective measures its model — the values a baseline array must hold.
-
-        >>> UCRO(measure="err@2", baseline=[0.5]).target_values([0.9, 0.1], [2, 0], [2])
-        array([0.75])
-        """
-        spec = self.target() or registry.parse("ndcg@10")
-        assert spec.k is not None  # a target has its cut-off (checked with the parameter)
-        if spec.measure.name == "err":
-            return metrics.err(labels, scores, group, spec.k, ties="stable",
-                               max_label=self._max_label(check_labels(labels), spec))
-        gains = (_DEFAULT_LABEL_GAIN if self.label_gain is None
-                 else np.asarray(self.label_gain, dtype=np.float64))
-        return metrics.ndcg(labels, scores, group, spec.k, ties="stable", label_gain=gains)
-
-    def with_max_label(self, highest: int) -> LambdaMART:
-        """This objective, or a copy whose ERR target names l_max = ``highest`` where the
-        measure leaves it unset: for a training set split across machines (each would otherwise
-        take the highest label of its own part). Other targets are returned as they are."""
-        spec = self.target()
-        written = None if spec is None else spec.with_unset("max_label", max(1, int(highest)))
-        if written is None or written is spec:
-            return self
-        fixed = copy.copy(self)  # a subclass's own attributes kept; no setup or shard shared
-        fixed.measure = written.label
-        fixed.__post_init__()
-        return fixed
-
-    def check_labels(self, labels: ArrayLike) -> np.ndarray:
-        """The training labels as int64, refused where this objective cannot train on them:
-        not whole numbers >= 0, without a gain in ``label_gain``, or above an ERR target's
-        ``max_label``; the error names the document's position in ``labels``."""
-        y = check_labels(labels)
-        gain_table = (_DEFAULT_LABEL_GAIN if self.label_gain is None
-                      else np.asarray(self.label_gain, dtype=np.float64))
-        metrics.gains(y, gain_table)  # refuses labels outside label_gain, naming the document
-        target = self.target()
-        if target is not None and target.measure.name == "err":
-            self._max_label(y, target)
-        return y
-
-    @staticmethod
-    def _max_label(labels: np.ndarray, spec: registry.MeasureSpec) -> int:
-        """ERR's l_max: the measure's ``max_label``, else the highest label (at least 1)."""
-        given = spec.parameter_values()["max_label"]
-        if given is None:
-            return max(1, int(labels.max(initial=0)))
-        over = np.flatnonzero(labels > given)
-        if over.size:
-            raise ValueError(f"label {int(labels[over[0]])} of document {int(over[0])} exceeds "
-                             f"max_label={given} of the target {spec.label}")
-        return int(given)
-
-    # -- parameters, setup and risk state ------------------------------------------------------
-
-    def validate_params(self) -> None:
-        """Raise ValueError naming the first invalid parameter (checked at the first call):
-        each declared parameter's own check (:mod:`lgb_risk._parameters`)."""
-        validate(self)
-
-    def _setup(self, labels, group, weight) -> _Setup:
-        cached = self._setup_cache
-        if cached is not None and cached.matches(labels, group, weight):
-            return cached
-        self.validate_params()
-        y = self.check_labels(labels)
-        g = check_group(group, y.size)
-        gain_table = (_DEFAULT_LABEL_GAIN if self.label_gain is None
-                      else np.asarray(self.label_gain, dtype=np.float64))
-        w = np.empty(0, np.float32)
-        if weight is not None:
-            w = np.asarray(weight, dtype=np.float32)
-            if w.shape != y.shape:
-                raise ValueError(f"weights must hold one weight per document ({y.size}), got "
-                                 f"shape {w.shape}")
-            bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
-            if bad.size:
-                raise ValueError(f"weight of document {int(bad[0])} is {float(w[bad[0]])} "
-                                 f"({bad.size} bad in all); weights must be finite and >= 0")
-        table, low, high, factor = _sigmoid_table(float(self.sigmoid))
-        target = self.target()
-        k = 0 if target is None or target.k is None else int(target.k)
-        offsets = offsets_from_group(g)
-        narrow_labels = _narrow_labels(y)
-        discounts = metrics._discounts(int(g.max()))
-        if target is not None and target.measure.name == "err":
-            top = self._max_label(y, target)  # labels above l_max are refused here
-            stop = metrics.stopping_probabilities(top + 1, top)  # R(l) of every label
-            inv_continue = 1.0 / (1.0 - stop)
-            # a query without a document of R > 0 has no pair that changes ERR: skipped
-            has_relevant = np.maximum.reduceat(y, offsets[:-1]) > 0 if y.size else y > 0
-            inv_max_dcg = has_relevant.astype(np.float64)
-            inv_ideal_at_k = np.zeros(g.size)
-        else:
-            stop = inv_continue = np.zeros(0)
-            at_truncation, at_k = _ideal_dcg(narrow_labels, offsets, gain_table, discounts,
-                                             (int(self.lambdarank_truncation_level), k))
-            inv_max_dcg = _inverse(at_truncation)
-            inv_ideal_at_k = _inverse(at_k)  # zeros without a cut-off (k = 0)
-        constants = kernel.LambdaConstants(
-            gain_table=gain_table, discounts=discounts,
-            inv_max_dcg=inv_max_dcg,
-            sigmoid=float(self.sigmoid), truncation=int(self.lambdarank_truncation_level),
-            norm=bool(self.lambdarank_norm), norm_includes_risk=self._norm_includes_risk(),
-            exact_sigmoid=bool(self.exact_sigmoid), sigmoid_table=table, sigmoid_low=low,
-            sigmoid_high=high, sigmoid_factor=factor, risk_k=k,
-            inv_ideal_dcg_at_k=inv_ideal_at_k, target_err=stop.size > 0,
-            stop_probability=stop, inv_continue=inv_continue)
-        setup = _Setup(
-            labels=narrow_labels, group=g, offsets=offsets, weights=w, constants=constants,
-            given=tuple(_fingerprint(v) for v in (labels, group, weight)),
-        )
-        self._prepare_risk(setup)
-        self._setup_cache = setup
-        return setup
-
     def _norm_includes_risk(self) -> bool:
         return False
 
-    def _prepare_risk(self, setup: _Setup) -> None:
+    def _prepare_risk(self, setup: training_set.TrainingSet) -> None:
         """Align the baselines to a new training set (first call on it)."""
 
     def _predictions_initial(self, scores) -> bool:
@@ -650,8 +298,8 @@ class _RiskSensitive(LambdaMART):
         """
         spec = self.target()
         if spec.measure.name == "err":
-            return spec.with_unset("max_label",
-                                   self._max_label(np.asarray(labels, dtype=np.int64), spec))
+            return spec.with_unset("max_label", training_set.err_max_label(
+                np.asarray(labels, dtype=np.int64), spec))
         gains = None if self.label_gain is None else np.asarray(self.label_gain, np.float64)
         return spec.under(None, label_gain=gains)
 

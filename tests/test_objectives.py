@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from lgb_risk import TFARO, TSARO, UCRO, GeoRisk, LambdaMART, TStarFARO, objectives
+from lgb_risk import _training_set as training_set
 from lgb_risk.objectives import OBJECTIVES
 from tests import naive_objectives as ref
 from tests.conftest import random_problem
@@ -62,11 +63,11 @@ def test_sigmoid_table_is_lightgbms_loop_bit_for_bit(sigmoid):
     entry i = 1 / (1 + exp((i / factor + low) * sigmoid)) with the C library's exp."""
     import math
 
-    table, low, high, factor = objectives._sigmoid_table(sigmoid)
+    table, low, high, factor = training_set.sigmoid_table(sigmoid)
     assert low == -25.0 / sigmoid and high == 25.0 / sigmoid
     assert factor == (1 << 20) / (high - low) and table.size == 1 << 20
     rng = np.random.default_rng(int(sigmoid * 10))
-    chunk_edges = [e + d for e in range(0, table.size, objectives._SIGMOID_CHUNK) for d in (-1, 0)]
+    chunk_edges = [e + d for e in range(0, table.size, training_set.SIGMOID_CHUNK) for d in (-1, 0)]
     for i in [*chunk_edges[1:], table.size - 1, *rng.integers(0, table.size, 4000)]:
         want = 1.0 / (1.0 + math.exp((i / factor + low) * sigmoid))
         assert table[i] == want, (i, table[i], want)
@@ -702,17 +703,45 @@ def test_training_idcg_is_metrics_ideal_dcg_bit_for_bit(monkeypatch, chunk):
     queries."""
     from lgb_risk import metrics
 
-    monkeypatch.setattr(objectives, "_IDEAL_CHUNK", chunk)
+    monkeypatch.setattr(training_set, "IDEAL_CHUNK", chunk)
     rng = np.random.default_rng(37)
     group = np.concatenate([rng.integers(1, 300, 60), [1, 1, 700]])
     labels = rng.integers(0, 5, group.sum())
     labels[rng.integers(0, labels.size, 20)] = 200  # gain table past one byte
     gain_table = np.linspace(0.0, 9.0, 201) ** 1.5
-    narrow = objectives._narrow_labels(labels)
+    narrow = training_set.narrow_labels(labels)
     offsets = np.concatenate([[0], np.cumsum(group)])
     cutoffs = (30, 3, 600)
-    got = objectives._ideal_dcg(narrow, offsets, gain_table,
+    got = training_set.ideal_dcg(narrow, offsets, gain_table,
                                 metrics._discounts(int(group.max())), cutoffs)
     for values, k in zip(got, cutoffs):
         expected = metrics.ideal_dcg(labels, group, k, label_gain=gain_table)
         np.testing.assert_array_equal(values, expected)
+
+
+def test_the_packed_state_has_every_built_in_states_fields_and_no_other():
+    """BuiltinRisk's fields come from the built-in state types: each of their fields once, with
+    its type; two states giving one name two types are refused where the module is read."""
+    from typing import NamedTuple, get_type_hints
+
+    from lgb_risk import _lambda_kernel as kernel
+
+    expected = {"kind": int, "per_query": bool}
+    for state_type in kernel.BUILT_IN_STATES:
+        expected.update(get_type_hints(state_type))
+    assert get_type_hints(kernel.BuiltinRisk) == expected
+    packed = kernel.packed(kernel.FlatRisk(alpha=np.array([0.5, 2.0])))
+    assert packed.kind == kernel.BUILT_IN_STATES.index(kernel.FlatRisk) and packed.per_query
+    assert packed.alpha.tolist() == [0.5, 2.0] and packed.model_values.size == 0
+
+    class Clashing(NamedTuple):
+        alpha: float  # FlatRisk's alpha is an array
+
+    original = kernel.BUILT_IN_STATES
+    try:
+        kernel.BUILT_IN_STATES = (*original, Clashing)
+        with pytest.raises(TypeError, match="Clashing.alpha is float, but another built-in "
+                                            "state's alpha is ndarray"):
+            kernel._packed_fields()
+    finally:
+        kernel.BUILT_IN_STATES = original
