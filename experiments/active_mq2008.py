@@ -37,10 +37,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from lgb_risk._io import atomic_write_text
 from lgb_risk.active import METHODS, relevance_probabilities, simulate
 from lgb_risk.active.figures import plot_errors
-from lgb_risk.data import load_letor
+from lgb_risk.data import atomic_write_text, load_letor
 
 BUDGETS = (5, 10, 20, 30, 50, 75, 100)
 MEASURES = ("dcg", "err")

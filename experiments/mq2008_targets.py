@@ -42,9 +42,9 @@ import numpy as np
 import pandas as pd
 
 from lgb_risk import risk, significance
-from lgb_risk._io import atomic_write_text
+from lgb_risk.data import atomic_write_text
+from lgb_risk.experiment import RunFolder
 from lgb_risk.experiment.config import load_config
-from lgb_risk.experiment.layout import RunFolder
 from lgb_risk.experiment.protocol import Subsets, fold_queries, load_dataset
 from lgb_risk.experiment.report import averaged_baselines, collect_results
 from lgb_risk.objectives import OBJECTIVES

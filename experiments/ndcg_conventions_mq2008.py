@@ -30,7 +30,7 @@ from mq2008_rankers import Pool, test_scores
 from scipy import stats
 
 from lgb_risk import metrics
-from lgb_risk._io import atomic_write, atomic_write_text
+from lgb_risk.data import atomic_write, atomic_write_text
 
 CONVENTIONS = {"ranklib": "RankLib/TREC", "yahoo": "Yahoo", "letor4": "LETOR 4.0"}
 LEARNERS = ("LambdaMART", "GBRT", "CoordAscent", "Ridge")

@@ -34,8 +34,8 @@ import pandas as pd
 from scipy import stats
 
 from lgb_risk import significance
+from lgb_risk.experiment import RunFolder
 from lgb_risk.experiment.config import load_config
-from lgb_risk.experiment.layout import RunFolder
 from lgb_risk.experiment.report import averaged_baselines, collect_results, results_table
 from lgb_risk.objectives import OBJECTIVES
 

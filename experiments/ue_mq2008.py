@@ -39,7 +39,7 @@ from mq2008_rankers import Pool, test_scores
 from scipy import stats
 
 from lgb_risk import measures, metrics
-from lgb_risk._io import atomic_write_text
+from lgb_risk.data import atomic_write_text
 
 SYSTEMS = ("LambdaMART", "GBRT", "RandomForest", "CoordAscent", "Ridge", "LogReg", "BM25")
 CUTOFFS = (5, 10, 15, 20, 30)

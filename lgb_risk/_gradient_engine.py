@@ -18,12 +18,14 @@ import numpy as np
 
 from lgb_risk import _lambda_kernel as kernel
 from lgb_risk import _xgboost, metrics
+from lgb_risk import measures as registry
 from lgb_risk._interrupt import interruptible
 from lgb_risk._parameters import validate
 from lgb_risk._ranking import dcg_at_k_of_order, document_order, rerank_by_score
 from lgb_risk._training_set import (
     TrainingSet,
     checked_labels,
+    default_target,
     err_max_label,
     gain_table,
     prepare,
@@ -31,7 +33,6 @@ from lgb_risk._training_set import (
 from lgb_risk._validation import check_labels
 
 if TYPE_CHECKING:
-    from lgb_risk import measures as registry
     from lgb_risk._shards import ObjectiveShard
     from lgb_risk._typing import ArrayLike
 
@@ -178,7 +179,7 @@ class GradientEngine:
         >>> UCRO(measure="err@2", baseline=[0.5]).target_values([0.9, 0.1], [2, 0], [2])
         array([0.75])
         """
-        spec = self.target() or registry.parse("ndcg@10")
+        spec = self.target() or registry.parse(default_target(None))
         assert spec.k is not None  # a target has its cut-off (checked with the parameter)
         if spec.measure.name == "err":
             return metrics.err(labels, scores, group, spec.k, ties="stable",
@@ -205,7 +206,7 @@ class GradientEngine:
         ``max_label``; the error names the document's position in ``labels``."""
         return checked_labels(labels, self.label_gain, self.target())
 
-    # -- parameters, setup and risk state ------------------------------------------------------
+    # -- parameters and the training set -------------------------------------------------------
 
     def validate_params(self) -> None:
         """Raise ValueError naming the first invalid parameter (checked at the first call):

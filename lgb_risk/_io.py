@@ -67,7 +67,7 @@ def _remove(tmp) -> None:
 
 
 def atomic_write_text(target, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``target`` atomically."""
+    """Write ``text`` (UTF-8) to ``target`` whole or not at all (:func:`atomic_write`)."""
     atomic_write(target, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 

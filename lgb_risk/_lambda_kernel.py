@@ -444,129 +444,123 @@ def err_at_k_of_order(order, offsets, labels, stop_probability, k):
     return out
 
 
-@nb.njit(cache=True, inline="always")
-def _swap_change(const, j, at_j, label_j, delta_gain, discount_i, inv, upper, reach_weight,
-                 cumulative, depth):
-    """The pair's weight |ΔM| and, with an ERR@k target, the signed change of ERR@k if the
-    upper position i and position j > i swapped (``upper``: i's R_i, reach weight, 1/(1 − R_i)
-    and ERR@(i + 1), from :func:`_err_prefixes`); 0.0 under NDCG, whose weight is LightGBM's
-    ΔNDCG at T, |g_i − g_j| |D(i) − D(j)| / IDCG@T."""
-    if not const.target_err:
-        return delta_gain * abs(discount_i - const.discounts[at_j]) * inv, 0.0
-    stop_i, weight_i, over_continue_i, cumulative_i = upper
-    stop_j = const.stop_probability[label_j]
-    change = (stop_j - stop_i) * (
-        weight_i - over_continue_i * (cumulative[min(j, depth)] - cumulative_i))
-    if j < depth:
-        change += (stop_i * (1.0 - stop_j) * over_continue_i - stop_j) * reach_weight[at_j]
-    return abs(change), change
-
-
-@nb.njit(cache=True, inline="always")
-def _target_change(const, err_change, gain_i, gain_j, discount_i, discount_j, inv_idcg_k):
-    """ΔM of the risk multiplier: the signed change of the query's target measure if the pair
-    swapped — ERR@k's (:func:`_swap_change`) or NDCG@k's, (g_j − g_i)(D(i) − D(j)) / IDCG@k,
-    with D(j) = 0 for a lower document at or beyond k."""
-    if const.target_err:
-        return err_change
-    return (gain_j - gain_i) * (discount_i - discount_j) * inv_idcg_k
-
-
-@nb.njit(cache=True, inline="always")
-def _risk_multiplier(risk, q, i, j, k, label_j, misordered, const, err_change, gain_i, gain_j,
-                     discount_i, discount_j, inv_idcg_k, query_mult, beyond, by_label):
-    """The pair's risk multiplier m, taken where it can be shared: the query's where it is
-    constant over the query; for pairs both at or beyond k (ΔM = 0), the one of its order
-    (``beyond``: ordered, mis-ordered); for a lower document at or beyond k, the one of the
-    upper position and lower label (``by_label``, NaN until taken: ΔM then reads only those);
-    else the pair's own."""
-    if per_query(risk):
-        return query_mult
-    if i >= k:
-        return beyond[1] if misordered else beyond[0]
-    if j >= k:
-        if np.isnan(by_label[label_j]):
-            by_label[label_j] = pair_multiplier(risk, q, _target_change(
-                const, err_change, gain_i, gain_j, discount_i, 0.0, inv_idcg_k), misordered)
-        return by_label[label_j]
-    return pair_multiplier(risk, q, _target_change(
-        const, err_change, gain_i, gain_j, discount_i, discount_j, inv_idcg_k), misordered)
-
-
-@nb.njit(cache=True, inline="always")
-def _rho(const, delta_score):
-    """ρ = 1 / (1 + exp(σ Δs)): exactly, or from LightGBM's lookup table (clamped at its ends;
-    the bin as an unsigned index, LightGBM's size_t: no wrap-around check)."""
-    if const.exact_sigmoid:
-        return 1.0 / (1.0 + math.exp(const.sigmoid * delta_score))
-    table = const.sigmoid_table
-    if delta_score <= const.sigmoid_low:
-        return table[0]
-    if delta_score >= const.sigmoid_high:
-        return table[table.size - 1]
-    return table[np.uint64((delta_score - const.sigmoid_low) * const.sigmoid_factor)]
-
-
 # error_model="numpy": a float division by zero gives inf or nan rather than raising, and the
-# pair loop carries no test before each division (BENCHMARKS.md: Python's error model trained
-# slower). Its divisors are score distances (>= 0.01), the GeoRisk scale (> 0) and sums tested
-# > 0.
+# pair loop carries no test before each division (with Python's it trained slower:
+# BENCHMARKS.md). Its divisors are score distances (>= 0.01), the GeoRisk scale (> 0) and sums
+# tested > 0.
 @nb.njit(cache=True, error_model="numpy")
 def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     """One query's λs and hessians by rank position: ``lab``/``sco`` are its labels and scores in
     ranked order; ``grad``/``hess`` (float32, zeroed) receive the sums in LightGBM's order.
+    A pair's weight is LightGBM's ΔNDCG (IDCG at T), or with an ERR@k target the exact change
+    of ERR@k if the pair swapped (:func:`_err_prefixes`), which is then also the risk
+    multiplier's ΔM.
 
-    A pair's weight is its |ΔM| (:func:`_swap_change`) times the risk multiplier
-    (:func:`_risk_multiplier`), over the score distance with ``lambdarank_norm``; ρ comes from
-    :func:`_rho`. Each document's float32 sums take their
-    terms in LightGBM's order: the upper document i keeps its sums in a register (its terms
-    come in j order, as LightGBM adds them to memory), which gives the same bits.
+    Each document's float32 sums take their terms in LightGBM's order: the upper document i of
+    the inner loop keeps its sums in a register (its terms come in j order, as LightGBM adds
+    them to memory), which spares a store and a load per pair and gives the same bits.
     """
-    cnt, k, discounts, inv = lab.size, const.risk_k, const.discounts, const.inv_max_dcg[q]
-    gains, inv_idcg_k, sigmoid = const.gain_table[lab], const.inv_ideal_dcg_at_k[q], const.sigmoid
+    cnt = lab.size
     use_norm = const.norm and sco[0] != sco[cnt - 1]
+    discounts = const.discounts
+    gains = const.gain_table[lab]
+    inv = const.inv_max_dcg[q]
+    sigmoid = const.sigmoid
+    table = const.sigmoid_table
+    k = const.risk_k
+    inv_idcg_k = const.inv_ideal_dcg_at_k[q]
+    target_err = const.target_err
     last = min(cnt - 1, const.truncation)
-    if const.target_err:  # a swap below k leaves ERR@k as it is: only pairs with i < k count
-        reach_weight, cumulative = _err_prefixes(lab, k, const.stop_probability)
-        last = min(last, reach_weight.size - 1)
+    stop = const.stop_probability
+    if target_err:  # a swap below k leaves ERR@k as it is: only pairs with i < k count
+        reach_weight, cumulative = _err_prefixes(lab, k, stop)
+        depth = reach_weight.size - 1
+        last = min(last, depth)
     else:
         reach_weight = cumulative = np.empty(1)
-    depth = reach_weight.size - 1
-    risky_pairs = applies_risk(risk) and not per_query(risk)
+        depth = 0
+    # A multiplier constant over the query is taken once; otherwise multipliers of pairs whose
+    # lower document sits at or beyond k depend only on the upper position and the lower label
+    # (ΔM = (g_j - g_i) D(i) / IDCG@k, or ERR@k's change, which then reads only i and l_j):
+    # cached per i.
     query_mult = pair_multiplier(risk, q, 0.0, False) if per_query(risk) else 1.0
-    by_label = np.empty(const.gain_table.size)  # the multipliers of (i, lower label) beyond k
-    beyond = (query_mult, query_mult)  # of the pairs both beyond k: ordered, mis-ordered
-    if risky_pairs and cnt > k:
-        beyond = (pair_multiplier(risk, q, 0.0, False), pair_multiplier(risk, q, 0.0, True))
+    by_label = np.empty(const.gain_table.size)
+    # Pairs whose both documents sit at or beyond k: ΔM = 0, one multiplier per pair order.
+    beyond_ordered = beyond_misordered = query_mult
+    if applies_risk(risk) and not per_query(risk) and cnt > k:
+        beyond_ordered = pair_multiplier(risk, q, 0.0, False)
+        beyond_misordered = pair_multiplier(risk, q, 0.0, True)
     sum_lambdas = 0.0
     for i in range(last):
-        label_i, gain_i, discount_i, score_i = lab[i], gains[i], discounts[i], sco[i]
-        grad_i, hess_i = grad[i], hess[i]
-        upper = (const.stop_probability[label_i], reach_weight[i], const.inv_continue[label_i],
-                 cumulative[i + 1]) if const.target_err else (0.0, 0.0, 0.0, 0.0)
-        if risky_pairs and i < k:
+        label_i = lab[i]
+        gain_i = gains[i]
+        discount_i = discounts[i]
+        score_i = sco[i]
+        grad_i = grad[i]
+        hess_i = hess[i]
+        if target_err:  # the swap change's terms of the upper position (see _err_prefixes)
+            stop_i = stop[label_i]
+            weight_i = reach_weight[i]
+            over_continue_i = const.inv_continue[label_i]
+            cumulative_i = cumulative[i + 1]
+        if applies_risk(risk) and not per_query(risk) and i < k:
             by_label[:] = np.nan
         for j in range(i + 1, cnt):
-            at_j = np.uint64(j)  # unsigned: no test for Python's negative-index wrap-around
+            # j as an unsigned index: numba tests a signed index for a negative value (Python's
+            # wrap-around) at each access, which slowed every objective's pair loop
+            # (BENCHMARKS.md; the same bits)
+            at_j = np.uint64(j)
             label_j = lab[at_j]
             if label_i == label_j:
                 continue
             i_upper = label_i > label_j  # i is the pair's more relevant document
-            delta_score = score_i - sco[at_j] if i_upper else sco[at_j] - score_i
-            delta_gain = gain_i - gains[at_j] if i_upper else gains[at_j] - gain_i
-            delta, err_change = _swap_change(const, j, at_j, label_j, delta_gain, discount_i,
-                                             inv, upper, reach_weight, cumulative, depth)
+            if i_upper:
+                delta_score = score_i - sco[at_j]
+                delta_gain = gain_i - gains[at_j]
+            else:
+                delta_score = sco[at_j] - score_i
+                delta_gain = gains[at_j] - gain_i
+            if target_err:
+                stop_j = stop[label_j]
+                err_change = (stop_j - stop_i) * (
+                    weight_i - over_continue_i * (cumulative[min(j, depth)] - cumulative_i))
+                if j < depth:
+                    err_change += (stop_i * (1.0 - stop_j) * over_continue_i
+                                   - stop_j) * reach_weight[at_j]
+                delta = abs(err_change)
+            else:
+                err_change = 0.0
+                delta = delta_gain * abs(discount_i - discounts[at_j]) * inv
             risky = delta
             if applies_risk(risk):
-                risky = delta * _risk_multiplier(
-                    risk, q, i, j, k, label_j, not i_upper, const, err_change, gain_i,
-                    gains[at_j], discount_i, discounts[at_j], inv_idcg_k, query_mult, beyond,
-                    by_label)
+                misordered = not i_upper
+                if per_query(risk):
+                    mult = query_mult
+                elif i >= k:
+                    mult = beyond_misordered if misordered else beyond_ordered
+                elif j >= k:
+                    if np.isnan(by_label[label_j]):
+                        delta_m = (err_change if target_err
+                                   else (gains[at_j] - gain_i) * discount_i * inv_idcg_k)
+                        by_label[label_j] = pair_multiplier(risk, q, delta_m, misordered)
+                    mult = by_label[label_j]
+                else:
+                    delta_m = (err_change if target_err else
+                               (gains[at_j] - gain_i) * (discount_i - discounts[at_j]) * inv_idcg_k)
+                    mult = pair_multiplier(risk, q, delta_m, misordered)
+                risky = delta * mult
             if use_norm:
                 distance = SCORE_EPS + abs(delta_score)
                 delta /= distance
                 risky = risky / distance if applies_risk(risk) else delta
-            rho = _rho(const, delta_score)
+            if const.exact_sigmoid:
+                rho = 1.0 / (1.0 + math.exp(sigmoid * delta_score))
+            elif delta_score <= const.sigmoid_low:
+                rho = table[0]
+            elif delta_score >= const.sigmoid_high:
+                rho = table[table.size - 1]
+            else:  # the bin, as an unsigned index (LightGBM's size_t): no wrap-around check
+                rho = table[np.uint64((delta_score - const.sigmoid_low) * const.sigmoid_factor)]
             p_lambda = rho * (-sigmoid * risky)
             p_hessian = rho * (1.0 - rho) * (sigmoid * sigmoid * risky)
             # the upper document gains λ, the lower loses it: x - λ is x + (-λ), bit for bit
@@ -576,9 +570,12 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
             grad[at_j] -= lambda32
             hess_i += hessian32
             hess[at_j] += hessian32
-            sum_lambdas -= 2.0 * (p_lambda if const.norm_includes_risk
-                                  else rho * (-sigmoid * delta))
-        grad[i], hess[i] = grad_i, hess_i
+            if const.norm_includes_risk:
+                sum_lambdas -= 2.0 * p_lambda
+            else:
+                sum_lambdas -= 2.0 * (rho * (-sigmoid * delta))
+        grad[i] = grad_i
+        hess[i] = hess_i
     if const.norm and sum_lambdas > 0.0:
         norm_factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
         for p in range(cnt):
@@ -612,10 +609,7 @@ def _with_globals(function, **replaced):
 
 def _uncached_kernel(multiplier):
     """The pair kernel compiled in memory with ``multiplier`` called for every pair."""
-    risk_multiplier = nb.njit(inline="always")(
-        _with_globals(_risk_multiplier.py_func, pair_multiplier=multiplier))
-    query_lambdas = nb.njit(_with_globals(_query_lambdas.py_func, pair_multiplier=multiplier,
-                                          _risk_multiplier=risk_multiplier))
+    query_lambdas = nb.njit(_with_globals(_query_lambdas.py_func, pair_multiplier=multiplier))
     return nb.njit(parallel=True)(_with_globals(_cached_kernel.py_func,
                                                 _query_lambdas=query_lambdas))
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lgb_risk import _lambda_kernel as kernel
+from lgb_risk import measures as registry
 from lgb_risk import metrics
 from lgb_risk._query_threads import query_ranges
 from lgb_risk._ranking import dcg_at_k_of_order, document_order, rerank_by_score
@@ -25,8 +26,19 @@ from lgb_risk._segments import offsets_from_group
 from lgb_risk._validation import check_group, check_labels
 
 if TYPE_CHECKING:
-    from lgb_risk import measures as registry
     from lgb_risk._typing import ArrayLike
+
+#: The measures an objective can take as its target (``measure=``): those whose exact change
+#: when two documents swap the pair kernel computes.
+TARGET_MEASURES = ("ndcg", "err")
+#: The cut-off of an objective's target where neither ``measure`` nor ``k`` gives one: NDCG@10.
+DEFAULT_CUTOFF = 10
+
+
+def default_target(k: int | None) -> str:
+    """The target measure of an objective given no ``measure``: NDCG@k, k = 10 unless given."""
+    return f"ndcg@{DEFAULT_CUTOFF if k is None else int(k)}"
+
 
 #: LightGBM's sigmoid lookup table: its number of bins, and how many are computed at a time.
 SIGMOID_BINS = 1 << 20
@@ -36,6 +48,25 @@ DEFAULT_LABEL_GAIN = np.array([float((1 << i) - 1) for i in range(31)])
 #: The ideal rankings are found this many documents at a time (about), so that the float64
 #: copy of the labels the sort reads adds a few MiB to the first call, not 8 bytes a document.
 IDEAL_CHUNK = 1 << 20
+
+
+def check_target(value: Any, name: str) -> None:
+    """The check of an objective's ``measure``: None, or ndcg@k or err@k with its cut-off and
+    no convention choice."""
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a measure such as 'ndcg@10' or 'err@20', got {value!r}")
+    spec = registry.parse(value)
+    if spec.measure.name not in TARGET_MEASURES or spec.k is None:
+        raise ValueError(
+            f"{name}={value!r}: an objective's target is ndcg@k or err@k (with its cut-off), the "
+            "measures whose exact change when two documents swap the pair kernel computes")
+    if spec.params:
+        raise ValueError(
+            f"{name}={value!r}: the target takes no convention choices; its NDCG uses the "
+            "objective's label_gain and LightGBM's 1/log2(p + 2) discount, its ERR the grades "
+            "(2^l - 1)/2^l_max (set l_max as err(max_label=...)@k)")
 
 
 def gain_table(label_gain: Any) -> np.ndarray:

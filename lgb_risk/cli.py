@@ -957,9 +957,11 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.set_defaults(func=lambda args, stage=stage: _cmd_run(args, stage))
 
     ac = sub.add_parser(
-        "active", help="estimate a ranker's DCG/ERR on a labelling budget (Sawade et al. 2013)",
+        "active", help="estimate a ranker's effectiveness on a labelling budget (Sawade et al. "
+        "2013)",
         description="Active evaluation (Sawade et al., Machine Learning 2013): estimate the mean "
-        "DCG@k or ERR@k of a ranker over a pool of queries (or the difference of two rankers) "
+        f"of a measure ({', '.join(registry.active_measures())}) of a ranker over a pool of "
+        "queries (or the difference of two rankers) "
         "from the queries a labelling budget pays for, drawn from the cost-optimal distribution. "
         "The pool file's labels answer for the queries drawn (the oracle). With "
         "--simulate, the labels of the whole pool are known: the sampling is repeated and the "

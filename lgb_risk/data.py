@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from lgb_risk._io import atomic_write, atomic_write_text
 from lgb_risk._pair_keys import first_repeat, pair_keys, repeats_a_key
 from lgb_risk._validation import is_number
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["read_run", "read_qrels", "read_run_columns", "read_qrels_columns", "RunColumns",
            "QrelsColumns", "run_name", "load_letor", "LetorData", "read_pool_scores",
-           "read_per_topic_table", "as_run", "as_qrels"]
+           "read_per_topic_table", "as_run", "as_qrels", "atomic_write", "atomic_write_text"]
 
 
 def run_name(path: str | os.PathLike) -> str:

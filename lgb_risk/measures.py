@@ -12,27 +12,7 @@ A measure is written ``NAME@K`` (``ndcg@10``, ``p@5``) or ``NAME`` for the whole
 :mod:`lgb_risk.conventions` (``ndcg(label_gain=linear)@10``, ``p(relevance_level=2)@5``). A
 choice written in the measure overrides the convention it is computed under:
 
-=============  ================================================================================
-name           measure
-=============  ================================================================================
-``ndcg``       NDCG@k (gain and discount per convention)
-``dcg``        DCG@k
-``err``        ERR@k (grades up to ``max_label``)
-``ap``         AP@k, binary relevance; ``map`` is accepted for it (trec_eval's name)
-``sp``         SP@k, the sum of precisions ([UE] Eq. 4)
-``p``          P@k
-``recall``     recall@k
-``rr``         reciprocal rank (trec_eval's ``recip_rank``); with @k, RR cut at k
-``rprec``      R-precision (no cut-off)
-``rbp``        rank-biased precision, ``rbp(p=0.8)@k``: persistence p (Moffat & Zobel 2008)
-``success``    Success@k: 1 if a relevant document is in the top k (trec_eval's ``success``)
-``bpref``      bpref (no cut-off): unjudged documents left out (Buckley & Voorhees 2004)
-``dcg_ue1``    DCG@k normalised by its ideal and its expectation under a random ranking, [UE]
-``dcg_ue2``    Eqs. 5 (V1) and 6 (V2). ``ndcg_ue1``/``ndcg_ue2`` name the same numbers: the
-               normalisation is scale-free, so NDCG and DCG give one value.
-``ap_ue1``     [UE]'s MSP^UE: SP@k normalised by its ideal ``min(R_q, k)`` and its expectation
-``ap_ue2``     under a random ranking (V1, V2).
-=============  ================================================================================
+{catalogue}
 
 [UE]: Feng & Karmaker 2023 (:mod:`lgb_risk.references`).
 
@@ -44,11 +24,13 @@ name           measure
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import numpy as np
 
 from lgb_risk import metrics
+from lgb_risk._parameters import Bounds
 from lgb_risk._segments import query_of_document
 from lgb_risk.conventions import DEFAULT, Convention, gain_name, resolve
 
@@ -122,17 +104,21 @@ class Judged(NamedTuple):
 
 class Parameter(NamedTuple):
     """A parameter a measure declares (ir_measures' ``SUPPORTED_PARAMS``): written in the
-    measure as ``NAME(name=value)``, read as ``kind``, checked by ``valid`` (``expected`` says
-    what it accepts), and given to the measure's ``compute`` as the keyword ``name`` (the
-    default where it is not written). ``None`` as default: the measure takes it from elsewhere
-    (ERR's ``max_label`` from the collection)."""
+    measure as ``NAME(name=value)``, read as a whole number or a number and checked by
+    ``check`` (a :class:`~lgb_risk._parameters.Bounds`, the check the objectives' and the
+    configuration's parameters use, which says what it accepts), and given to the measure's
+    ``compute`` as the keyword ``name`` (the default where it is not written). ``None`` as
+    default: the measure takes it from elsewhere (ERR's ``max_label`` from the collection)."""
 
     name: str
-    kind: type
     default: Any
-    valid: Callable[[Any], bool]
-    expected: str
+    check: Bounds
     doc: str
+
+    @property
+    def kind(self) -> type:
+        """The type a written value is read as."""
+        return int if self.check.integer else float
 
     def read(self, value: Any, written: str) -> Any:
         """``value`` as written in the measure ``written``, converted and checked."""
@@ -141,9 +127,9 @@ class Parameter(NamedTuple):
         except (TypeError, ValueError):
             converted = None
         if converted is None or (self.kind is int and str(value).strip() != str(converted)) \
-                or not self.valid(converted):
-            raise ValueError(f"measure {written!r}: {self.name} must be {self.expected}, got "
-                             f"{value!r}")
+                or not self.check.accepts(converted):
+            raise ValueError(f"measure {written!r}: {self.name} must be {self.check.expected}, "
+                             f"got {value!r}")
         return converted
 
 
@@ -389,22 +375,23 @@ MEASURES = {m.name: m for m in (
     Measure("dcg", "discounted cumulative gain", "optional", _dcg, (0.0, None), "DCG",
             active=_DCG_FORM, reads=_GAIN),
     Measure("err", "expected reciprocal rank", "optional", _err, label="ERR", parameters=(
-        Parameter("max_label", int, None, lambda v: v >= 1, "a whole number >= 1",
+        Parameter("max_label", None, Bounds(integer=True, minimum=1),
                   "the highest grade, y_max of (2^y − 1)/2^y_max (default: the collection's)"),),
             active=ActiveForm("cascade", _stopping_probabilities)),
     Measure("ap", "average precision (binary relevance)", "optional", _ap, label="AP",
             reads=("relevance_level", "ap_denominator", "empty")),
-    Measure("sp", "sum of precisions at relevant ranks", "optional", _sp, (0.0, None), "SP",
-            reads=_LEVEL),
+    Measure("sp", "sum of precisions at relevant ranks ([UE] Eq. 4)", "optional", _sp,
+            (0.0, None), "SP", reads=_LEVEL),
     Measure("p", "precision", "optional", _p, label="P", reads=_LEVEL),
     Measure("recall", "recall", "optional", _recall, label="Recall",
             reads=("relevance_level", "empty")),
-    Measure("rr", "reciprocal rank of the first relevant document", "optional", _rr,
-            label="RR", reads=_LEVEL),
+    Measure("rr", "reciprocal rank of the first relevant document (with @k: cut at k)",
+            "optional", _rr, label="RR", reads=_LEVEL),
     Measure("rprec", "R-precision", "none", _rprec, label="R-prec",
             reads=("relevance_level", "empty")),
     Measure("rbp", "rank-biased precision", "optional", _rbp, label="RBP", parameters=(
-        Parameter("p", float, 0.8, lambda v: 0.0 < v < 1.0, "a probability in (0, 1)",
+        Parameter("p", 0.8, Bounds(minimum=0, maximum=1, above=True, below=True,
+                                   what="a probability"),
                   "persistence: the probability of going on to the next document"),),
             active=ActiveForm("additive", _relevant_grades,
                               lambda width, conv, *, p: metrics.rbp_weights(width, p)),
@@ -413,15 +400,18 @@ MEASURES = {m.name: m for m in (
             label="Success", active=ActiveForm("any", _relevant_grades), reads=_LEVEL),
     Measure("bpref", "binary preference (unjudged documents left out)", "none", _bpref,
             label="bpref", active=ActiveForm("sampled", _relevant_grades), reads=_LEVEL),
-    Measure("dcg_ue1", "DCG, UE-normalised V1", "optional", _dcg_ue("v1"), reads=_GAIN),
-    Measure("dcg_ue2", "DCG, UE-normalised V2", "optional", _dcg_ue("v2"), (-1.0, 1.0),
-            reads=_GAIN),
-    Measure("ap_ue1", "SP, UE-normalised V1 (MSP^UE)", "optional", _ap_ue("v1"), reads=_LEVEL),
-    Measure("ap_ue2", "SP, UE-normalised V2 (MSP^UE)", "optional", _ap_ue("v2"), (-1.0, 1.0),
+    Measure("dcg_ue1", "DCG normalised by its ideal and its expectation under a random "
+            "ranking ([UE] Eq. 5, V1)", "optional", _dcg_ue("v1"), reads=_GAIN),
+    Measure("dcg_ue2", "DCG normalised as dcg_ue1, [UE] Eq. 6 (V2)", "optional",
+            _dcg_ue("v2"), (-1.0, 1.0), reads=_GAIN),
+    Measure("ap_ue1", "SP normalised by its ideal min(R_q, k) and its expectation under a "
+            "random ranking ([UE]'s MSP^UE, V1)", "optional", _ap_ue("v1"), reads=_LEVEL),
+    Measure("ap_ue2", "SP normalised as ap_ue1, V2", "optional", _ap_ue("v2"), (-1.0, 1.0),
             reads=_LEVEL),
 )}
 
-#: Other names accepted for registered measures.
+#: Other names accepted for registered measures (UE normalisation is scale-free: NDCG's and
+#: DCG's give one value).
 ALIASES = {"map": "ap", "recip_rank": "rr", "ndcg_ue1": "dcg_ue1", "ndcg_ue2": "dcg_ue2"}
 
 def active_measures() -> list[str]:
@@ -490,3 +480,31 @@ def parse(text: str) -> MeasureSpec:
     if k is not None and measure.cutoff == "none":
         raise ValueError(f"measure {text!r}: {name} takes no cut-off")
     return MeasureSpec(measure, k, str(text).strip(), params, arguments)
+
+
+def _catalogue() -> str:
+    """The module docstring's table of the registered measures, from :data:`MEASURES`."""
+    aliases: dict[str, list[str]] = {}
+    for alias, name in ALIASES.items():
+        aliases.setdefault(name, []).append(alias)
+    rows = []
+    for name, measure in MEASURES.items():
+        text = measure.summary
+        if measure.parameters:
+            text += "; " + ", ".join(f"{p.name} ({p.check.kind})" for p in measure.parameters)
+        if measure.cutoff == "none":
+            text += "; no cut-off"
+        if name in aliases:
+            text += "; also " + ", ".join(f"``{a}``" for a in aliases[name])
+        rows.append((f"``{name}``", text))
+    width = max(len(cell) for cell, _ in rows)
+    rule = "=" * width + "  " + "=" * 78
+    lines = [rule, "name".ljust(width) + "  measure", rule]
+    for cell, text in rows:
+        wrapped = textwrap.wrap(text, 78) or [""]
+        lines.append(cell.ljust(width) + "  " + wrapped[0])
+        lines += [" " * width + "  " + more for more in wrapped[1:]]
+    return "\n".join(lines + [rule])
+
+
+__doc__ = (__doc__ or "").replace("{catalogue}", _catalogue())

@@ -77,60 +77,21 @@ from lgb_risk import measures as registry
 from lgb_risk import risk
 from lgb_risk._distributions import normal_cdf
 from lgb_risk._gradient_engine import GradientEngine
-from lgb_risk._parameters import declared, documented, parameter
+from lgb_risk._parameters import FLAG, Bounds, OneOf, declared, documented, parameter
 from lgb_risk._shards import ObjectiveShard
-from lgb_risk._validation import (
-    check_alpha,
-    check_choice,
-    check_flag,
-    check_whole_number,
-)
 from lgb_risk.baselines import aligned_baselines
 
 if TYPE_CHECKING:
     from lgb_risk._typing import ArrayLike
 
 __all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OBJECTIVES",
-           "make_objective", "check_parameter"]
+           "make_objective", "check_parameter", "TARGET_MEASURES"]
 
-#: The measures an objective can take as its target (``measure=``): those whose exact change
-#: when two documents swap the pair kernel computes.
-TARGET_MEASURES = ("ndcg", "err")
+#: The measures an objective can take as its target (``measure=``).
+TARGET_MEASURES = training_set.TARGET_MEASURES
+
 #: The definitions of the per-query risk score TR_q that T-SARO, T-FARO and T*-FARO offer.
 TR_DEFINITIONS = ("x_over_sx", "delta_over_se", "jforests")
-
-
-def _check_positive(value: Any, name: str) -> None:
-    if isinstance(value, bool) or not (isinstance(value, (int, float)) and value > 0):
-        raise ValueError(f"{name} must be a number > 0, got {value!r}")
-
-
-def _check_measure(value: Any, name: str) -> None:
-    if value is None:
-        return
-    if not isinstance(value, str):
-        raise ValueError(f"{name} must be a measure such as 'ndcg@10' or 'err@20', got {value!r}")
-    spec = registry.parse(value)
-    if spec.measure.name not in TARGET_MEASURES or spec.k is None:
-        raise ValueError(
-            f"{name}={value!r}: an objective's target is ndcg@k or err@k (with its cut-off), the "
-            "measures whose exact change when two documents swap the pair kernel computes")
-    if spec.params:
-        raise ValueError(
-            f"{name}={value!r}: the target takes no convention choices; its NDCG uses the "
-            "objective's label_gain and LightGBM's 1/log2(p + 2) discount, its ERR the grades "
-            "(2^l - 1)/2^l_max (set l_max as err(max_label=...)@k)")
-
-
-def _check_cutoff(value: Any, name: str) -> None:
-    if value is not None:
-        check_whole_number(value, name)
-
-
-def _check_alpha(value: Any, name: str) -> None:
-    if isinstance(value, (bool, str)):
-        raise ValueError(f"{name} must be a number >= 0, got {value!r}")
-    check_alpha(value)
 
 
 @documented
@@ -170,13 +131,13 @@ class LambdaMART(GradientEngine):
     # ``validate_params``, the docstring's table and the experiment configuration's [objective]
     # table all read these fields.
     sigmoid: float = parameter(
-        1.0, kind="float > 0", check=_check_positive,
+        1.0, check=Bounds(minimum=0, above=True),
         doc="σ of ρ = 1 / (1 + exp(σ Δs)) (LightGBM's ``sigmoid``).")
     lambdarank_truncation_level: int = parameter(
-        30, kind="int >= 1", check=check_whole_number,
+        30, check=Bounds(integer=True, minimum=1),
         doc="T: pairs need one document at a position < T; IDCG is taken at T.")
     lambdarank_norm: bool = parameter(
-        True, kind="bool", check=check_flag,
+        True, check=FLAG,
         doc="Divide ΔNDCG by the score distance and rescale each query by log2(1 + Σ)/Σ "
             "(LightGBM's default). ``False`` is the setting of Jforests, the papers' "
             "implementation.")
@@ -185,11 +146,11 @@ class LambdaMART(GradientEngine):
         doc="Gain of each label; default ``2**l - 1`` for l = 0..30, as LightGBM (checked "
             "against the labels at the first call).")
     exact_sigmoid: bool = parameter(
-        False, kind="bool", check=check_flag,
+        False, check=FLAG,
         doc="Evaluate ρ exactly instead of through LightGBM's lookup table (then models drift "
             "from native ones after a few trees; faithful mode is the default).")
     measure: str | None = parameter(
-        None, kind='str, optional', check=_check_measure, show_default=False,
+        None, kind='str, optional', check=training_set.check_target, show_default=False,
         doc="The target measure, ``\"ndcg@k\"`` or ``\"err@k\"`` (``\"err(max_label=4)@20\"``). "
             "NDCG (the default): each pair weighs LightGBM's ΔNDCG, the change of NDCG if its "
             "documents swapped with IDCG and the pairs taken at ``lambdarank_truncation_level`` "
@@ -249,18 +210,18 @@ class _RiskSensitive(LambdaMART):
     """Parameters and baseline handling shared by the risk-sensitive objectives; a subclass
     declares its baseline parameter (:class:`_OneBaseline`, :class:`_SeveralBaselines`)."""
 
-    alpha: float = parameter(1.0, kind="float >= 0", check=_check_alpha,
+    alpha: float = parameter(1.0, check=Bounds(minimum=0),
                              doc="Risk sensitivity α: a loss against the baseline weighs 1 + α.")
     k: int | None = parameter(
-        None, kind="int >= 1, optional", check=_check_cutoff, show_default=False,
-        doc="Cut-off of the NDCG@k that the risk state is measured with (default 10), when "
-            "``measure`` is not given; with ``measure``, leave it unset or give the measure's "
-            "own cut-off.")
+        None, check=Bounds(integer=True, minimum=1, optional=True),
+        default_text=f"the measure's cut-off, else {training_set.DEFAULT_CUTOFF}",
+        doc="Cut-off of the NDCG@k that the risk state is measured with, when ``measure`` is "
+            "not given; with ``measure``, leave it unset or give the measure's own cut-off.")
     query_ids: Any = parameter(
         None, kind="array-like, optional", repr=False, show_default=False,
         doc="Training query ids in the Dataset's order, to align a BaselineStore.")
     norm_includes_risk: bool = parameter(
-        False, kind="bool", check=check_flag,
+        False, check=FLAG,
         doc="With ``lambdarank_norm``: compute each query's normaliser log2(1 + Σ)/Σ from the "
             "multiplied pairs (this library's former placement, which cancels most of the "
             "emphasis) instead of from LambdaMART's own Σ (default).")
@@ -276,15 +237,20 @@ class _RiskSensitive(LambdaMART):
     def target(self) -> registry.MeasureSpec:
         """The target measure as parsed: ``measure``, else NDCG@k."""
         return registry.parse(self.measure if self.measure is not None
-                              else f"ndcg@{10 if self.k is None else int(self.k)}")
+                              else training_set.default_target(self.k))
 
     def _norm_includes_risk(self) -> bool:
         return bool(self.norm_includes_risk)
 
     def _prepare_risk(self, setup):
-        shard = self.shard
-        self._baseline = self._baseline_matrix(setup.group.size if shard is None
-                                               else shard.n_queries, setup.labels)
+        """The baselines' values aligned to the training queries: (n_queries, n_systems)."""
+        given = self.baseline_parameter
+        assert given is not None  # a risk-sensitive objective names its baseline parameter
+        self._baseline = aligned_baselines(
+            getattr(self, given), setup.group.size if self.shard is None else
+            self.shard.n_queries, query_ids=self.query_ids,
+            measure=self.measured_target(setup.labels), several=given == "baselines",
+            owner=type(self).__name__, parameter=given, the_set="the training set")
 
     def measured_target(self, labels: ArrayLike) -> registry.MeasureSpec:
         """The target as this objective measures its model on training ``labels``, named in
@@ -302,16 +268,6 @@ class _RiskSensitive(LambdaMART):
                 np.asarray(labels, dtype=np.int64), spec))
         gains = None if self.label_gain is None else np.asarray(self.label_gain, np.float64)
         return spec.under(None, label_gain=gains)
-
-    def _baseline_matrix(self, n_queries: int, labels: np.ndarray) -> np.ndarray:
-        """Baseline effectiveness aligned to the training queries: (n_queries, n_systems)."""
-        given = self.baseline_parameter
-        assert given is not None  # a risk-sensitive objective names its baseline parameter
-        return aligned_baselines(getattr(self, given), n_queries, query_ids=self.query_ids,
-                                 measure=self.measured_target(labels),
-                                 several=given == "baselines",
-                                 owner=type(self).__name__, parameter=given,
-                                 the_set="the training set")
 
 
 @dataclass(eq=False, kw_only=True)
@@ -348,8 +304,7 @@ class _AdaptiveAlpha(_RiskSensitive):
     the parameters are documented on :class:`TSARO`."""
 
     se_update: str = parameter(
-        "first", kind='{"first", "iteration"}',
-        check=lambda value, name: check_choice(value, name, ("first", "iteration")),
+        "first", check=OneOf(("first", "iteration")),
         doc='``"first"``: s_x is computed after the first boosting iteration and kept, as [TR] '
             "§6.3 describes — at the first call (before any tree) s_x is taken from the initial "
             "model, at the first call whose predictions differ from the initial ones (after the "
@@ -360,8 +315,7 @@ class _AdaptiveAlpha(_RiskSensitive):
             "the initial predictions on the same data starts over; :meth:`reset` forgets the "
             "frozen value by hand.")
     tr_definition: str = parameter(
-        "x_over_sx", kind='{"x_over_sx", "delta_over_se", "jforests"}',
-        check=lambda value, name: check_choice(value, name, TR_DEFINITIONS),
+        "x_over_sx", check=OneOf(TR_DEFINITIONS),
         doc="Which TR_q sets α'_q (see :class:`TSARO`).")
 
     def __post_init__(self) -> None:
@@ -643,8 +597,7 @@ class GeoRisk(_SeveralBaselines):
     paper_name = "GeoRisk"
     risk_measure = "georisk"
     delta: str = parameter(
-        "local", kind='{"local", "exact"}',
-        check=lambda value, name: check_choice(value, name, ("local", "exact")),
+        "local", check=OneOf(("local", "exact")),
         doc="How a pair's ΔGeoRisk is computed: the paper's local update (``\"local\"``) or "
             'recomputed over all queries (``"exact"``, O(c) per pair: for tests and small data).')
 
@@ -684,25 +637,28 @@ def check_parameter(name: str, value: Any) -> Any:
     raise ValueError(f"no objective declares a parameter {name!r}")
 
 
-def make_objective(name: str, *, alpha: float = 0.0, k: int | None = None, baseline: Any = None,
-                   query_ids: ArrayLike | None = None, measure: str | None = None,
-                   **params: Any) -> LambdaMART:
+def make_objective(name: str, *, alpha: float | None = None, k: int | None = None,
+                   baseline: Any = None, query_ids: ArrayLike | None = None,
+                   measure: str | None = None, **params: Any) -> LambdaMART:
     """The objective of :data:`OBJECTIVES` named ``name`` at risk sensitivity ``alpha`` against
     ``baseline``, given as the class takes it (``baseline=`` of U-CRO, T-SARO and T-FARO,
     ``baselines=`` of T*-FARO and GeoRisk: an array in the training set's query order, or a
-    ``BaselineStore`` with ``query_ids``), toward the target ``measure`` (default NDCG@k,
-    k = 10 when not given); ``params`` are its other parameters. LambdaMART takes no α, k or
-    baseline. The one place the experiment runner and :class:`RiskRanker`
-    build an objective from a name.
+    ``BaselineStore`` with ``query_ids``), toward the target ``measure``; ``params`` are its
+    other parameters. A parameter not given takes the class's default (α = 1, NDCG@10).
+    LambdaMART takes no α, k or baseline. The one place the experiment runner and
+    :class:`RiskRanker` build an objective from a name.
 
     >>> objective = make_objective("UCRO", alpha=5, baseline=[0.5, 0.2])
     >>> type(objective).__name__, objective.alpha
     ('UCRO', 5)
+    >>> make_objective("TFARO", baseline=[0.5]).alpha  # the class's default
+    1.0
     """
     if name not in OBJECTIVES:
         raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {name!r}")
     cls = OBJECTIVES[name]
     if cls.baseline_parameter is None:
         return cls(measure=measure, **params)
-    return cls(alpha=alpha, k=k, query_ids=query_ids, measure=measure,
-               **{cls.baseline_parameter: baseline}, **params)
+    given = {"alpha": alpha, "k": k, "query_ids": query_ids, cls.baseline_parameter: baseline}
+    return cls(measure=measure, **{key: value for key, value in given.items()
+                                   if value is not None}, **params)

@@ -17,15 +17,16 @@ DataFrame column (``qid_column=``), which every splitter carries with the rows.
 
 from __future__ import annotations
 
+import textwrap
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import _num_samples, validate_data
+from sklearn.utils.validation import check_scalar, validate_data
 
 from lgb_risk import measures as registry
+from lgb_risk._training_set import default_target
 from lgb_risk._validation import (
     check_group,
     check_labels,
@@ -48,6 +49,12 @@ _ARRAYS = {"accept_sparse": ("csr", "csc"), "ensure_all_finite": "allow-nan"}
 #: LightGBM parameters the estimator sets itself.
 _SET_BY_THE_ESTIMATOR = ("objective", "metric", "num_iterations", "n_estimators",
                          "num_boost_round", "num_round", "num_trees", "num_rounds", "n_iter")
+
+
+def _n_rows(features: Any) -> int:
+    """The number of rows of an array, sparse matrix, DataFrame or list of rows."""
+    shape = getattr(features, "shape", None)
+    return int(shape[0]) if shape is not None else len(features)
 
 
 def queries_of_rows(qid: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -160,14 +167,9 @@ class RiskRanker(BaseEstimator):
     Parameters
     ----------
     objective : str, default "LambdaMART"
-        A name of :data:`lgb_risk.objectives.OBJECTIVES`: ``"LambdaMART"`` (no baseline,
-        ``alpha`` unused), ``"UCRO"``, ``"TSARO"``, ``"TFARO"`` (one baseline), ``"TStarFARO"``,
-        ``"GeoRisk"`` (one or several).
-    alpha : float, default 1.0
-        Risk sensitivity α >= 0: a loss against the baseline weighs 1 + α.
-    k : int, optional
-        The cut-off of the NDCG@k the risk state and the baselines are measured with (default
-        10), when ``measure`` is not given.
+        {objective names}
+    {alpha}
+    {k}
     measure : str, optional
         The objective's target measure, ``"ndcg@k"`` (the default, k = ``k``) or ``"err@k"``
         (see :class:`~lgb_risk.objectives.LambdaMART`): the baselines, the risk state, the
@@ -238,28 +240,19 @@ class RiskRanker(BaseEstimator):
     ((3,), True)
     """
 
-    #: scikit-learn's constraints on the estimator's own parameters, checked once at ``fit``.
-    #: ``alpha`` and ``k`` are the objectives' parameters: checked as the objectives declare
-    #: them (:func:`lgb_risk.objectives.check_parameter`), not declared again here.
-    _parameter_constraints: ClassVar[dict] = {
-        "objective": [str],
-        "alpha": "no_validation",
-        "k": "no_validation",
-        "measure": "no_validation",
-        "objective_params": [dict, None],
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "num_leaves": [Interval(Integral, 2, None, closed="left")],
-        "min_child_samples": [Interval(Integral, 0, None, closed="left")],
-        "lgbm_params": [dict, None],
-        "random_state": [Integral, None],
-        "n_jobs": [Integral, None],
-        "qid_column": [str, Integral, None],
-        "baseline_feature": [Interval(Integral, 0, None, closed="left"), None],
-        "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
-        "score_measure": [str],
-        "score_alpha": "no_validation",
-    }
+    #: The bounds of the estimator's own numeric parameters, checked once at ``fit`` by
+    #: scikit-learn's :func:`~sklearn.utils.check_scalar`: (type, lowest, including it); None
+    #: allowed where the parameter's default is None. ``alpha``, ``k`` and ``measure`` are the
+    #: objectives' parameters: checked as the objectives declare them
+    #: (:func:`lgb_risk.objectives.check_parameter`), not declared again here.
+    _BOUNDS: ClassVar[dict] = {
+        "n_estimators": (Integral, 1, True), "learning_rate": (Real, 0, False),
+        "num_leaves": (Integral, 2, True), "min_child_samples": (Integral, 0, True),
+        "baseline_feature": (Integral, 0, True), "early_stopping_rounds": (Integral, 1, True),
+        "random_state": (Integral, None, True), "n_jobs": (Integral, None, True)}
+    #: The types of the others (None allowed where the default is None).
+    _TYPES: ClassVar[dict] = {"objective": str, "objective_params": dict, "lgbm_params": dict,
+                              "qid_column": (str, Integral), "score_measure": str}
 
     def __init__(self, objective: str = "LambdaMART", alpha: float = 1.0,
                  k: int | None = None, measure: str | None = None, *,
@@ -286,6 +279,31 @@ class RiskRanker(BaseEstimator):
         self.early_stopping_rounds = early_stopping_rounds
         self.score_measure = score_measure
         self.score_alpha = score_alpha
+
+    def _check_params(self) -> None:
+        """Refuse a parameter of the wrong type or out of its bounds, naming it."""
+        for name, (kind, lowest, inclusive) in self._BOUNDS.items():
+            value = getattr(self, name)
+            if value is None and self._default_is_none(name):
+                continue
+            check_scalar(value, name, kind, min_val=lowest, include_boundaries=(
+                "neither" if lowest is None or not inclusive else "left"))
+        for name, kind in self._TYPES.items():
+            value = getattr(self, name)
+            if value is None and self._default_is_none(name):
+                continue
+            if isinstance(value, bool) or not isinstance(value, kind):
+                expected = (" or ".join(k.__name__ for k in kind) if isinstance(kind, tuple)
+                            else kind.__name__)
+                raise TypeError(f"{name} must be {expected}"
+                                f"{' or None' if self._default_is_none(name) else ''}, got "
+                                f"{value!r}")
+
+    @classmethod
+    def _default_is_none(cls, name: str) -> bool:
+        import inspect
+
+        return inspect.signature(cls.__init__).parameters[name].default is None
 
     # -- fitting ---------------------------------------------------------------------------
 
@@ -320,7 +338,7 @@ class RiskRanker(BaseEstimator):
 
         from lgb_risk.objectives import OBJECTIVES, check_parameter, make_objective
 
-        self._validate_params()  # scikit-learn's constraints, once, at the boundary
+        self._check_params()  # once, at the boundary
         if self.objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
                              f"{self.objective!r}")
@@ -466,16 +484,15 @@ class RiskRanker(BaseEstimator):
         if in_column is not None:
             qid = in_column
         elif group is not None:
-            sizes = check_group(group, _num_samples(features), "X")
+            sizes = check_group(group, _n_rows(features), "X")
             qid = np.repeat(np.arange(sizes.size), sizes)
         elif qid is None:
             raise ValueError(f"RiskRanker.{method} needs the query of every row: qid=... (one "
                              "id per row, a query's rows adjacent), or qid_column= naming the "
                              "column of X that holds it, or group= (query sizes)")
         query_ids, group = queries_of_rows(qid)
-        if group.sum() != _num_samples(features):
-            raise ValueError(f"qid has {group.sum()} ids but X has {_num_samples(features)} "
-                             "rows")
+        if group.sum() != _n_rows(features):
+            raise ValueError(f"qid has {group.sum()} ids but X has {_n_rows(features)} rows")
         return features, query_ids, group
 
     def _target(self) -> registry.MeasureSpec:
@@ -486,7 +503,7 @@ class RiskRanker(BaseEstimator):
         if self.k is not None:
             check_parameter("k", self.k)
         if self.measure is None:
-            return registry.parse(f"ndcg@{10 if self.k is None else int(self.k)}")
+            return registry.parse(default_target(self.k))
         spec = registry.parse(check_parameter("measure", self.measure))
         if self.k is not None and spec.k != self.k:
             raise ValueError(f"k={self.k} contradicts measure={self.measure!r}: give the "
@@ -629,3 +646,25 @@ class RiskRanker(BaseEstimator):
         tags.input_tags.allow_nan = True
         tags.target_tags.required = True
         return tags
+
+
+def _documented_from_the_objectives(cls: type) -> type:
+    """Fill ``RiskRanker``'s entries that are the objectives' own: the names of
+    :data:`~lgb_risk.objectives.OBJECTIVES` and the declared ``alpha`` and ``k``."""
+    from lgb_risk._parameters import entry, fill
+    from lgb_risk.objectives import OBJECTIVES
+
+    baselines = {None: "no baseline, ``alpha`` unused", "baseline": "one baseline",
+                 "baselines": "one or several"}
+    names = ", ".join(f'``"{name}"`` ({baselines[c.baseline_parameter]})'
+                      for name, c in OBJECTIVES.items())
+    doc = fill(cls.__doc__ or "", "{objective names}", textwrap.fill(
+        f"A name of :data:`lgb_risk.objectives.OBJECTIVES`: {names}.", 88), cls.__name__)
+    risky = OBJECTIVES["UCRO"]
+    for name in ("alpha", "k"):
+        doc = fill(doc, "{" + name + "}", entry(risky, name), cls.__name__)
+    cls.__doc__ = doc
+    return cls
+
+
+_documented_from_the_objectives(RiskRanker)

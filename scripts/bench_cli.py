@@ -16,11 +16,10 @@ Python process (started, imports and reading included, as a command).
 Every command runs ``--repeats`` times, alternating; the medians and ratios are printed.
 Targets (issue 24): lgb-risk evaluate >= 5x gdeval.pl, and no slower than trec_eval.
 
-``--runs N`` measures a track's scale instead: N seeded perturbations of the eight runs, every
-tool and the Python API, as ``scripts/bench_track.py`` (which takes the same options) does.
+A track's scale (N seeded perturbations of the eight runs, every tool and the Python API) is
+``scripts/bench_track.py``'s, which takes the same options and this file's timing.
 
     python scripts/bench_cli.py --gdeval /path/to/gdeval.pl [--trec-eval PATH] [--jobs 1]
-    python scripts/bench_cli.py --runs 96 --gdeval /path/to/gdeval.pl [--trec-eval PATH]
 """
 
 import argparse
@@ -76,11 +75,6 @@ def elapsed(commands) -> float:
 
 
 def main() -> None:
-    if any(arg == "--runs" or arg.startswith("--runs=") for arg in sys.argv[1:]):
-        from bench_track import main as track  # scripts/, beside this file
-
-        track()
-        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gdeval", required=True, help="path of gdeval.pl")
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[1].parent

@@ -153,7 +153,7 @@ def test_a_run_resumes_after_sigkill_with_the_same_report(tmp_path):
      "training.early_stopping: must be a whole number >= 0, got -1"),
     ("[split]\nrepeats = 100000\n", "split.repeats: at most 1000 .* got 100000"),
     ("[report]\ncorrection = 'fdr'\n",
-     "report.correction: expected one of bonferroni, holm, bh, got 'fdr'"),
+     "report.correction: must be one of \\['bh', 'bonferroni', 'holm'\\], got 'fdr'"),
 ])
 def test_bad_configuration_is_refused_before_training(tmp_path, text, message):
     out = tmp_path / "out"
@@ -981,18 +981,26 @@ def test_ctrl_c_to_the_whole_process_group_prints_one_line(tmp_path):
                         "again to resume)"], err
 
 
-def test_the_documented_sample_names_every_declared_key():
-    """Each table's keys are declared once (type, default, check, doc); the module docstring's
-    TOML sample, which users copy, names every one of them."""
+def test_the_documented_sample_names_every_declared_key_and_is_a_valid_configuration():
+    """Each table's keys are declared once (type, default, check, doc); the sample written from
+    them (the module docstring's, which users copy) names every key, parses as TOML and gives
+    the defaults."""
     import lgb_risk.experiment.config as config_module
     from lgb_risk._parameters import declared
 
-    sample = config_module.__doc__
+    sample = config_module.sample()
+    indented = "\n".join(("    " + line).rstrip() for line in sample.splitlines())
+    assert indented in config_module.__doc__
     for table, record in config_module._TABLES.items():
         assert f"[{table}]" in sample, table
         for field, declaration in declared(record):
-            assert f"\n    {field.name} = " in sample, f"{table}.{field.name}"
-            assert declaration.doc and declaration.kind, f"{table}.{field.name}"
+            assert re.search(rf"^(# )?{field.name} = ", sample, re.MULTILINE), field.name
+            assert declaration.doc.split()[0] in sample, f"{table}.{field.name}"
+    parsed = validate(config_module.tomllib.loads(sample))
+    defaults = config_module.ExperimentConfig()
+    for table in config_module._TABLES:
+        assert getattr(parsed, table) == getattr(defaults, table), table
+    assert parsed.learners == {"LambdaMART": (0.0,), "UCRO": (1.0, 5.0)}
 
 
 def _naive_err(labels, scores, group, k, max_label):

@@ -745,3 +745,17 @@ def test_the_packed_state_has_every_built_in_states_fields_and_no_other():
             kernel._packed_fields()
     finally:
         kernel.BUILT_IN_STATES = original
+
+
+def test_lambdamart_measures_a_baseline_with_ndcg_at_10_and_make_objective_takes_class_defaults():
+    """Without a measure LambdaMART's target_values are NDCG@10 (a baseline's values for the
+    risk objectives' default target); make_objective leaves what it is not given to the class."""
+    from lgb_risk import metrics
+    from lgb_risk.objectives import make_objective
+
+    labels, scores, group = np.array([2, 0, 1, 0, 1]), np.array([0.1, 0.4, 0.3, 0.2, 0.9]), [3, 2]
+    np.testing.assert_array_equal(LambdaMART().target_values(scores, labels, group),
+                                  metrics.ndcg(labels, scores, group, 10, ties="stable"))
+    made = make_objective("TFARO", baseline=[0.5, 0.5])
+    assert (made.alpha, made.k, made.target().label) == (TFARO(baseline=[0.5]).alpha, None,
+                                                        "NDCG@10")

@@ -323,9 +323,12 @@ def test_parameters_are_checked_once_at_fit_alpha_and_k_as_the_objectives_declar
         with pytest.raises(ValueError) as from_estimator:
             RiskRanker("UCRO", **{name: value}, **SMALL).fit(X, y, qid=qid, baseline=bm25)
         assert str(from_estimator.value) == str(from_objective.value), (name, value)
-    with pytest.raises(ValueError, match="'n_estimators' parameter of RiskRanker must be an int "
-                                         "in the range"):
+    with pytest.raises(ValueError, match="n_estimators == 0, must be >= 1"):
         RiskRanker(**{**SMALL, "n_estimators": 0}).fit(X, y, qid=qid)
+    with pytest.raises(TypeError, match="learning_rate must be an instance of"):
+        RiskRanker(**{**SMALL, "learning_rate": "fast"}).fit(X, y, qid=qid)
+    with pytest.raises(TypeError, match="qid_column must be str or Integral or None, got 2.5"):
+        RiskRanker(**{**SMALL, "qid_column": 2.5}).fit(X, y, qid=qid)
 
 
 def test_a_risk_ranker_toward_err_trains_the_objective_toward_err_and_scores_in_it():

@@ -85,8 +85,8 @@ class MeasuresDirective(_Generated):
                           if isinstance(active, measures.ActiveForm) else f"no: {active}"))
             out += [f":{key}: {value}" for key, value in facts] + [""]
             if measure.parameters:
-                out += _table(["parameter", "type", "default", "accepts", "meaning"], [
-                    [f"``{p.name}``", p.kind.__name__, _literal(p.default), p.expected, p.doc]
+                out += _table(["parameter", "type", "default", "meaning"], [
+                    [f"``{p.name}``", p.check.kind, _literal(p.default), p.doc]
                     for p in measure.parameters])
                 example = measure.parameters[0]
                 shown = 0.9 if example.kind is float else 3
@@ -125,7 +125,8 @@ class ObjectivesDirective(_Generated):
                     f"API: :class:`lgb_risk.objectives.{name}`.", ""]
             out += _table(["parameter", "type", "default", "meaning"], [
                 [f"``{field.name}``", declaration.kind.replace("*", r"\*"),
-                 _literal(field.default) if declaration.show_default else "(required)",
+                 declaration.default_text or (_literal(field.default)
+                                               if declaration.show_default else "see meaning"),
                  declaration.doc.replace("\n", " ")]
                 for field, declaration in declared(cls)])
         return out

@@ -1,4 +1,6 @@
-"""Active evaluation: a ranker's DCG/ERR, or the difference of two, on a labelling budget ([AE]).
+"""Active evaluation: a ranker's effectiveness (a measure of
+:func:`lgb_risk.measures.active_measures`), or the difference of two, on a labelling budget
+([AE]).
 
 [AE]: Sawade et al., Machine Learning 2013 (:mod:`lgb_risk.references`).
 

@@ -161,9 +161,10 @@ def target_measure(measure: str | TargetMeasure = "dcg", k: int | None = 10, *,
                    ties: str | None = None) -> TargetMeasure:
     """The measure to estimate, from the measure registry (:mod:`lgb_risk.measures`).
 
-    ``measure`` is one of :data:`MEASURES` (``"dcg"``, ``"err"``, ``"rbp"``, ``"success"``),
-    with its parameters and convention choices in ir_measures' grammar
-    (``"dcg(label_gain=linear)"``, ``"rbp(p=0.9)"``) and optionally the cut-off
+    ``measure`` is one of :data:`MEASURES` (the registry's measures with an active form,
+    :func:`lgb_risk.measures.active_measures`), with its parameters and convention choices
+    in ir_measures' grammar (``"dcg(label_gain=linear)"``, ``"rbp(p=0.9)"``) and optionally
+    the cut-off
     (``"err@10"``, which must then equal ``k``); ``convention`` names a tool's conventions
     (:mod:`lgb_risk.conventions`), and ``label_gain``, ``max_label`` (ERR's y_max) and ``ties``
     override single choices. Of a convention, active evaluation reads the gain, the discount,
@@ -362,9 +363,9 @@ def metric_moments(P: ArrayLike, scores: ArrayLike, group: ArrayLike,
     group : array-like of int
         Query sizes.
     measure : str, default "dcg"
-        A measure of :data:`MEASURES` from the measure registry (``"dcg"``, ``"err"``,
-        ``"rbp(p=0.9)"``, ``"success"``), with its parameters and convention choices in
-        ir_measures' grammar (``"dcg(label_gain=linear)"``); see :func:`target_measure`.
+        A measure of :data:`MEASURES` (:func:`lgb_risk.measures.active_measures`), with its
+        parameters and convention choices in ir_measures' grammar (``"rbp(p=0.9)"``,
+        ``"dcg(label_gain=linear)"``); see :func:`target_measure`.
     k : int or None, default 10
         Cut-off; None for the whole list.
     convention : str, optional

@@ -1,4 +1,5 @@
-"""Active estimation of a ranker's DCG/ERR, or of the difference of two rankers ([AE] §4).
+"""Active estimation of a ranker's effectiveness (a measure of
+:func:`lgb_risk.measures.active_measures`), or of the difference of two rankers ([AE] §4).
 
 A pool D of m unlabelled queries; the target is the pool's mean measure
 R_D = (1/m) Σ_{x∈D} L(r(x), y_x) (or Δ_D = R_D[r1] − R_D[r2]). Queries are drawn with
@@ -427,9 +428,10 @@ def evaluate(P: ArrayLike, scores: ArrayLike, group: ArrayLike, oracle: Callable
     budget : float
         Labelling budget Λ in the costs' units (with the default costs: mean-query units).
     measure : str, default "dcg"
-        A measure of :data:`MEASURES` from the measure registry (``"dcg"``, ``"err"``,
-        ``"rbp(p=0.9)"``, ``"success"``), with its parameters and convention choices in
-        ir_measures' grammar (``"dcg(label_gain=linear)"``): :func:`target_measure`.
+        A measure of :data:`~lgb_risk.active.moments.MEASURES`
+        (:func:`lgb_risk.measures.active_measures`), with its parameters and convention choices
+        in ir_measures' grammar (``"rbp(p=0.9)"``, ``"dcg(label_gain=linear)"``):
+        :func:`~lgb_risk.active.moments.target_measure`.
     k : int or None, default 10
     scores2 : array-like, optional
         A second ranker's scores: estimate the mean of L1 − L2.

@@ -1,75 +1,10 @@
 """Experiment configuration: TOML files under ``experiments/``, validated before any training.
 
-A configuration has these tables (every key optional unless marked; defaults in ``DEFAULTS``),
-validated into one frozen record per table (:class:`ExperimentConfig`)::
+A configuration has these tables, every key optional, validated into one frozen record per
+table (:class:`ExperimentConfig`). Each key at its default, with its meaning (written from the
+declarations by :func:`sample`; a key whose default is chosen at run time is commented out)::
 
-    name = "mq2008"                       # names the output folder
-
-    [data]
-    source = "letor"                      # "letor" (files) or "synthetic" (built in)
-    path = "../../shared/data/mq2008"     # letor: a folder of Fold*/ (Fold1's train, vali and
-                                          # test pooled: every query) or one LETOR file;
-                                          # relative to this file's folder
-    n_features = 46                       # letor: number of feature columns
-    queries = 300                         # synthetic: size and shape
-    mean_docs = 40
-    features = 20
-    seed = 0
-
-    [evaluation]
-    measures = ["ndcg@10", "err@20"]      # the measures reported (lgb_risk.measures), each
-                                          # with its risk measures, tests and figures; the
-                                          # first is the objectives' default target
-    k = 10                                # or, instead of measures: measures = ["ndcg@k"]
-                                          # (neither given: ndcg@10)
-
-    [split]                               # the protocol of [GEO] §6.1
-    seed = 2016
-    heldout = 0.2                         # fraction held out to train the learned baselines
-    folds = 5
-    repeats = 1                           # the whole protocol repeated with derived seeds
-
-    [baselines]
-    column = 24                           # the feature baseline (BM25): its 0-based column;
-                                          # or letor_feature = 25, LETOR's 1-based number
-    feature_name = "bm25"
-    learned = ["lambdamart", "gbrt", "coordinate_ascent", "ridge"]
-
-    [learners]                            # learner = list of α values
-    LambdaMART = [0]
-    UCRO = [1, 5]
-
-    [training]                            # every booster: units and learned baselines
-    rounds = 500                          # trees at most
-    early_stopping = 20                   # stop after this many rounds without gain in the
-                                          # selection measure; 0: train all rounds
-    selection = "target"                  # the model kept: "target", the iteration of the
-                                          # best validation value of the target measure; a
-                                          # measure ("ndcg@10"); "risk", of the best validation
-                                          # value of the learner's own risk measure at its α
-                                          # in the target measure (URisk for U-CRO, TRisk for
-                                          # T-SARO/T-FARO, T*Risk for T*-FARO, GeoRisk for
-                                          # GeoRisk; the target for the others: Jforests'
-                                          # protocol); "last", every tree (needs
-                                          # early_stopping = 0: [GEO]'s fixed 500 trees)
-    num_threads = 1                       # LightGBM threads per unit of work
-
-    [objective]                           # objective parameters, for every learner that
-    lambdarank_norm = true                # takes them (LambdaMART included); the classes'
-    norm_includes_risk = false            # defaults apply to the keys not given. Allowed:
-    se_update = "first"                   # objective_parameter_table()
-    delta = "local"
-    measure = "err@20"                    # the target (ndcg@k or err@k); default: the first
-                                          # of [evaluation] measures
-
-    [lightgbm]                            # passed to lightgbm.train as they are
-    learning_rate = 0.1
-
-    [report]
-    alpha = 5                             # α of the risk columns of the report
-    learner = "GeoRisk"                   # learner of the per-query TR/TJ figure (highest α)
-    correction = "holm"                   # of the p-values over the learner x α grid: holm,
-                                          # bonferroni or bh (Benjamini-Hochberg)
+    {sample}
 
 A wrong or unknown key is refused with its name and the allowed keys or values.
 """
@@ -84,7 +19,7 @@ import sys
 from pathlib import Path
 
 from lgb_risk import measures as registry
-from lgb_risk._parameters import declared, parameter
+from lgb_risk._parameters import Bounds, OneOf, declared, parameter
 from lgb_risk._validation import check_number
 from lgb_risk.objectives import OBJECTIVES, TARGET_MEASURES
 from lgb_risk.significance import CORRECTIONS
@@ -137,19 +72,6 @@ LEARNED_BASELINES = ("lambdamart", "gbrt", "coordinate_ascent", "ridge")
 SELECTIONS = ("target", "risk", "last")
 
 
-def _whole(minimum: int):
-    """Check: a whole number >= ``minimum``."""
-    return lambda value, where: _number(value, where, minimum=minimum, integer=True)
-
-
-def _choice(options: tuple):
-    """Check: one of ``options``."""
-    def check(value, where):
-        if value not in options:
-            _fail(where, f"expected one of {', '.join(map(repr, options))}, got {value!r}")
-    return check
-
-
 def _measure(value, where):
     if not isinstance(value, str):
         _fail(where, f"expected a measure such as 'ndcg@10' or 'err@20', got {value!r}")
@@ -185,10 +107,6 @@ def _selection(value, where):
                      f"as 'ndcg@10', got {value!r}")
 
 
-def _optional(check):
-    return lambda value, where: None if value is None else check(value, where)
-
-
 def _repeats(value, where):
     _number(value, where, minimum=1, integer=True)
     if value > MAX_REPEATS:
@@ -219,23 +137,22 @@ def _learned_baselines(value, where):
 class DataConfig:
     """``[data]``: LETOR files, or the built-in synthetic generator's size and shape."""
 
-    source: str = parameter("synthetic", kind='"letor" or "synthetic"',
-                            check=_choice(("letor", "synthetic")),
+    source: str = parameter("synthetic", check=OneOf(("letor", "synthetic")),
                             doc="LETOR files, or the built-in synthetic generator.")
     path: str | None = parameter(
         None, kind="str", doc="letor: a folder of Fold*/ (Fold1's train, vali and test pooled) "
                               "or one LETOR file, relative to the configuration's folder.")
-    n_features: int | None = parameter(None, kind="int >= 1", check=_optional(_whole(1)),
+    n_features: int | None = parameter(None, check=Bounds(integer=True, minimum=1,
+                                                          optional=True),
                                        doc="letor: the number of feature columns.")
-    queries: int = parameter(300, kind="int >= 1", check=_whole(1),
+    queries: int = parameter(300, check=Bounds(integer=True, minimum=1),
                              doc="synthetic: the number of queries.")
     mean_docs: float = parameter(
-        40.0, kind="float >= 2",
-        check=lambda value, where: _number(value, where, minimum=2),
+        40.0, check=Bounds(minimum=2),
         doc="synthetic: the mean number of documents of a query.")
-    features: int = parameter(20, kind="int >= 2", check=_whole(2),
+    features: int = parameter(20, check=Bounds(integer=True, minimum=2),
                               doc="synthetic: the number of features.")
-    seed: int = parameter(0, kind="int >= 0", check=_whole(0),
+    seed: int = parameter(0, check=Bounds(integer=True, minimum=0),
                           doc="synthetic: the generator's seed.")
 
 
@@ -244,7 +161,7 @@ class EvaluationConfig:
     """``[evaluation]``: the measures the report gives (each with its risk measures, tests and
     figures), the first being the objectives' default target; or ``k``, NDCG@k alone."""
 
-    k: int | None = parameter(None, kind="int >= 1", check=_optional(_whole(1)),
+    k: int | None = parameter(None, check=Bounds(integer=True, minimum=1, optional=True),
                               doc="NDCG@k: the one measure, when ``measures`` is not given "
                                   "(neither given: NDCG@10).")
     measures: tuple[str, ...] | None = parameter(
@@ -262,14 +179,14 @@ class EvaluationConfig:
 class SplitConfig:
     """``[split]``: the protocol's seeded split ([GEO] §6.1)."""
 
-    seed: int = parameter(2016, kind="int >= 0", check=_whole(0), doc="The split's seed.")
+    seed: int = parameter(2016, check=Bounds(integer=True, minimum=0), doc="The split's seed.")
     heldout: float = parameter(
-        0.2, kind="float in (0, 0.9]",
-        check=lambda value, where: _number(value, where, minimum=0, maximum=0.9, above=True),
+        0.2, check=Bounds(minimum=0, maximum=0.9, above=True),
         doc="The fraction of the queries held out to train the learned baselines.")
-    folds: int = parameter(5, kind="int >= 3", check=_whole(3), doc="Folds of the main queries.")
+    folds: int = parameter(5, check=Bounds(integer=True, minimum=3),
+                           doc="Folds of the main queries.")
     repeats: int = parameter(
-        1, kind=f"int in [1, {MAX_REPEATS}]", check=_repeats,
+        1, kind=Bounds(integer=True, minimum=1, maximum=MAX_REPEATS).kind, check=_repeats,
         doc="The whole protocol repeated with derived seeds; repeat 0 is the seed's split.")
 
 
@@ -277,7 +194,7 @@ class SplitConfig:
 class BaselinesConfig:
     """``[baselines]``: the feature baseline (its 0-based column) and the learned ones."""
 
-    column: int = parameter(0, kind="int >= 0", check=_whole(0),
+    column: int = parameter(0, check=Bounds(integer=True, minimum=0),
                             doc="The 0-based column of the feature baseline (BM25), as "
                                 "FeatureBaseline and RiskRanker(baseline_feature=) count; or, "
                                 "instead, letor_feature: LETOR's 1-based feature number "
@@ -293,9 +210,9 @@ class BaselinesConfig:
 class TrainingConfig:
     """``[training]``: the protocol of every booster."""
 
-    rounds: int = parameter(500, kind="int >= 1", check=_whole(1), doc="Trees at most.")
+    rounds: int = parameter(500, check=Bounds(integer=True, minimum=1), doc="Trees at most.")
     early_stopping: int = parameter(
-        20, kind="int >= 0", check=_whole(0),
+        20, check=Bounds(integer=True, minimum=0),
         doc="Stop after this many rounds without gain in the selection measure; 0: train all "
             "rounds.")
     selection: str = parameter(
@@ -303,7 +220,7 @@ class TrainingConfig:
         doc="The model kept: the iteration of the best validation value of the target measure "
             "or of the measure named, of the learner's own risk measure at its α (in the "
             "target measure), or every tree.")
-    num_threads: int = parameter(1, kind="int >= 1", check=_whole(1),
+    num_threads: int = parameter(1, check=Bounds(integer=True, minimum=1),
                                  doc="LightGBM threads per unit of work.")
 
 
@@ -312,15 +229,12 @@ class ReportConfig:
     """``[report]``: α of the report's risk columns, the learner of the TR/TJ figure, and the
     multiple-comparison correction of its p-values over the learner × α grid."""
 
-    alpha: float = parameter(5.0, kind="float >= 0",
-                             check=lambda value, where: _number(value, where, minimum=0),
+    alpha: float = parameter(5.0, check=Bounds(minimum=0),
                              doc="α of the risk columns of the report.")
     learner: str | None = parameter(None, kind="str",
                                     doc="The learner of the per-query TR/TJ figure.")
     correction: str = parameter(
-        "holm", kind="holm, bonferroni or bh",
-        check=lambda value, where: None if value in CORRECTIONS else _fail(
-            where, f"expected one of {', '.join(CORRECTIONS)}, got {value!r}"),
+        "holm", check=OneOf(tuple(CORRECTIONS)),
         doc="The correction of the p-values over the learner × α grid.")
 
 
@@ -375,8 +289,51 @@ def _column_of_letor_feature(table: dict) -> dict:
               "both")
     table = dict(table)
     number = table.pop("letor_feature")
-    _whole(1)(number, "baselines.letor_feature")
+    _number(number, "baselines.letor_feature", minimum=1, integer=True)
     return {**table, "column": number - 1}
+
+
+def _toml(value) -> str:
+    """A TOML literal of a default."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+def _commented(line: str, doc: str) -> list[str]:
+    """``line`` with ``doc`` as a comment beside it, wrapped at 92 characters."""
+    import re
+    import textwrap
+
+    plain = re.sub(r":\w+:`~?([^`]+)`", r"\1", doc).replace("``", "")
+    column = 38
+    lines = textwrap.wrap(plain, width=92 - column - 2) or [""]
+    first = line.ljust(column) + "# " + lines[0] if len(line) < column else line
+    rest = lines[1:] if len(line) < column else lines
+    return [first] + [" " * column + "# " + text for text in rest]
+
+
+def sample() -> str:
+    """A configuration naming every key at its default, each with its meaning (TOML); the
+    [learners], [objective] and [lightgbm] tables with an example each."""
+    lines = _commented(f"name = {_toml(DEFAULTS['name'])}", "names the output folder (runs/NAME)")
+    for table, record in _TABLES.items():
+        lines += ["", f"[{table}]"]
+        for field, declaration in declared(record):
+            given = field.default
+            line = (f"{field.name} = {_toml(given)}" if given is not None
+                    else f"# {field.name} = ...")
+            lines += _commented(line, f"({declaration.kind}) {declaration.doc}")
+    lines += ["", "[learners]"]
+    lines += _commented("LambdaMART = [0]", "each learner with its training α values")
+    lines += ["UCRO = [1, 5]", "", "[objective]"]
+    lines += _commented("# lambdarank_norm = true", "the objectives' parameters, for every "
+                        "learner that takes them: " + ", ".join(objective_parameter_table()))
+    lines += ["", "[lightgbm]"]
+    lines += _commented("learning_rate = 0.1", "passed to lightgbm.train as they are")
+    return "\n".join(lines)
 
 
 def validate(raw: dict) -> ExperimentConfig:
@@ -408,7 +365,14 @@ def validate(raw: dict) -> ExperimentConfig:
     for table, record in _TABLES.items():  # each key's declared check
         for field, declaration in declared(record):
             if declaration.check is not None:
-                declaration.check(config[table][field.name], f"{table}.{field.name}")
+                where = f"{table}.{field.name}"
+                try:
+                    declaration.check(config[table][field.name], where)
+                except ValueError as error:  # said as the other keys' errors are
+                    text = str(error)
+                    if text.startswith("configuration: "):
+                        raise
+                    _fail(where, text.removeprefix(f"{where} "))
     data = config["data"]
     if data["source"] == "letor" and not isinstance(data["path"], str):
         _fail("data.path", "a letor source needs a path (a folder of Fold*/ or a file)")
@@ -526,3 +490,7 @@ def load_config(path: str | os.PathLike | None = None, *,
         return config
     return dataclasses.replace(config, data=dataclasses.replace(
         config.data, path=str((folder / config.data.path).resolve())))
+
+
+__doc__ = (__doc__ or "").replace("{sample}", "\n".join(
+    ("    " + line).rstrip() for line in sample().splitlines()).lstrip())
