@@ -444,6 +444,68 @@ def err_at_k_of_order(order, offsets, labels, stop_probability, k):
     return out
 
 
+# The pair loop's helpers are inlined into it at numba's level (``inline="always"``). Those
+# called for every pair take scalars (ρ's, the constants' table): handed the prefix arrays, ERR's
+# swap change slowed the ERR target's loop, and handed the risk state and its cache, the
+# multiplier's choice slowed every risk objective's several times over (BENCHMARKS.md). The
+# choice therefore stays in the loop.
+
+@nb.njit(cache=True, inline="always")
+def _query_multipliers(risk, q, cnt, k):
+    """The multipliers a query's pairs share, taken before its pair loop: the query's own where
+    the multiplier is constant over the query (else 1), and for the pairs with both documents
+    at or beyond k (ΔM = 0) the one of an ordered and of a mis-ordered pair."""
+    query_mult = pair_multiplier(risk, q, 0.0, False) if per_query(risk) else 1.0
+    if applies_risk(risk) and not per_query(risk) and cnt > k:
+        return query_mult, pair_multiplier(risk, q, 0.0, False), pair_multiplier(risk, q, 0.0, True)
+    return query_mult, query_mult, query_mult
+
+
+@nb.njit(cache=True, inline="always")
+def _err_swap_change(upper, stop_j, cumulative_j, weight_j, within):
+    """The signed change of ERR@k if the documents at positions i < j swapped (the formula of
+    :func:`_err_prefixes`): ``upper`` is (R_i, w_i, 1/(1 − R_i), C_{i+1}); ``cumulative_j`` is
+    C_min(j, depth); ``within`` says j < depth, where ``weight_j`` is w_j."""
+    stop_i, weight_i, over_continue_i, cumulative_i = upper
+    change = (stop_j - stop_i) * (weight_i - over_continue_i * (cumulative_j - cumulative_i))
+    if within:
+        change += (stop_i * (1.0 - stop_j) * over_continue_i - stop_j) * weight_j
+    return change
+
+
+@nb.njit(cache=True, inline="always")
+def _target_change(target_err, err_change, gain_change, discount_i, discount_j, inv_idcg_k):
+    """ΔM, the signed change of the query's target measure if the pair swapped: ERR@k's
+    (``err_change``), or NDCG@k's (g_j − g_i)(D(i) − D(j)) / IDCG@k, D(j) = 0 for j ≥ k."""
+    if target_err:
+        return err_change
+    return gain_change * (discount_i - discount_j) * inv_idcg_k
+
+
+@nb.njit(cache=True, inline="always")
+def _rho(const, delta_score):
+    """ρ = 1 / (1 + exp(σ Δs)): exactly, or from LightGBM's lookup table (clamped at its ends;
+    the bin as an unsigned index, LightGBM's size_t: no wrap-around check)."""
+    if const.exact_sigmoid:
+        return 1.0 / (1.0 + math.exp(const.sigmoid * delta_score))
+    table = const.sigmoid_table
+    if delta_score <= const.sigmoid_low:
+        return table[0]
+    if delta_score >= const.sigmoid_high:
+        return table[table.size - 1]
+    return table[np.uint64((delta_score - const.sigmoid_low) * const.sigmoid_factor)]
+
+
+@nb.njit(cache=True, inline="always")
+def _normalise(grad, hess, sum_lambdas):
+    """LightGBM's ``lambdarank_norm``: a query's λs and hessians times log2(1 + Σ)/Σ."""
+    if sum_lambdas > 0.0:
+        norm_factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
+        for p in range(grad.size):
+            grad[p] = np.float32(grad[p] * norm_factor)
+            hess[p] = np.float32(hess[p] * norm_factor)
+
+
 # error_model="numpy": a float division by zero gives inf or nan rather than raising, and the
 # pair loop carries no test before each division (with Python's it trained slower:
 # BENCHMARKS.md). Its divisors are score distances (>= 0.01), the GeoRisk scale (> 0) and sums
@@ -452,115 +514,73 @@ def err_at_k_of_order(order, offsets, labels, stop_probability, k):
 def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     """One query's λs and hessians by rank position: ``lab``/``sco`` are its labels and scores in
     ranked order; ``grad``/``hess`` (float32, zeroed) receive the sums in LightGBM's order.
-    A pair's weight is LightGBM's ΔNDCG (IDCG at T), or with an ERR@k target the exact change
-    of ERR@k if the pair swapped (:func:`_err_prefixes`), which is then also the risk
-    multiplier's ΔM.
 
-    Each document's float32 sums take their terms in LightGBM's order: the upper document i of
-    the inner loop keeps its sums in a register (its terms come in j order, as LightGBM adds
-    them to memory), which spares a store and a load per pair and gives the same bits.
+    A pair's weight is LightGBM's ΔNDCG (IDCG at T), or with an ERR@k target the exact change
+    of ERR@k if the pair swapped (:func:`_err_swap_change`), times the risk multiplier. The
+    multipliers a query's pairs share are taken once (:func:`_query_multipliers`); that of a
+    lower document at or beyond k reads only the upper position and the lower label, and is
+    cached per upper position (``by_label``). The upper document keeps its float32 sums in a
+    register (its terms come in j order, as LightGBM adds them to memory): the same bits.
     """
-    cnt = lab.size
+    cnt, k, discounts, stop = lab.size, const.risk_k, const.discounts, const.stop_probability
+    gains, inv, sigmoid = const.gain_table[lab], const.inv_max_dcg[q], const.sigmoid
+    inv_idcg_k, target_err = const.inv_ideal_dcg_at_k[q], const.target_err
     use_norm = const.norm and sco[0] != sco[cnt - 1]
-    discounts = const.discounts
-    gains = const.gain_table[lab]
-    inv = const.inv_max_dcg[q]
-    sigmoid = const.sigmoid
-    table = const.sigmoid_table
-    k = const.risk_k
-    inv_idcg_k = const.inv_ideal_dcg_at_k[q]
-    target_err = const.target_err
-    last = min(cnt - 1, const.truncation)
-    stop = const.stop_probability
+    last, depth = min(cnt - 1, const.truncation), 0
     if target_err:  # a swap below k leaves ERR@k as it is: only pairs with i < k count
         reach_weight, cumulative = _err_prefixes(lab, k, stop)
         depth = reach_weight.size - 1
         last = min(last, depth)
     else:
         reach_weight = cumulative = np.empty(1)
-        depth = 0
-    # A multiplier constant over the query is taken once; otherwise multipliers of pairs whose
-    # lower document sits at or beyond k depend only on the upper position and the lower label
-    # (ΔM = (g_j - g_i) D(i) / IDCG@k, or ERR@k's change, which then reads only i and l_j):
-    # cached per i.
-    query_mult = pair_multiplier(risk, q, 0.0, False) if per_query(risk) else 1.0
+    query_mult, beyond_ordered, beyond_misordered = _query_multipliers(risk, q, cnt, k)
     by_label = np.empty(const.gain_table.size)
-    # Pairs whose both documents sit at or beyond k: ΔM = 0, one multiplier per pair order.
-    beyond_ordered = beyond_misordered = query_mult
-    if applies_risk(risk) and not per_query(risk) and cnt > k:
-        beyond_ordered = pair_multiplier(risk, q, 0.0, False)
-        beyond_misordered = pair_multiplier(risk, q, 0.0, True)
     sum_lambdas = 0.0
     for i in range(last):
-        label_i = lab[i]
-        gain_i = gains[i]
-        discount_i = discounts[i]
-        score_i = sco[i]
-        grad_i = grad[i]
-        hess_i = hess[i]
-        if target_err:  # the swap change's terms of the upper position (see _err_prefixes)
-            stop_i = stop[label_i]
-            weight_i = reach_weight[i]
-            over_continue_i = const.inv_continue[label_i]
-            cumulative_i = cumulative[i + 1]
+        label_i, gain_i, discount_i, score_i = lab[i], gains[i], discounts[i], sco[i]
+        grad_i, hess_i = grad[i], hess[i]
+        upper = ((stop[label_i], reach_weight[i], const.inv_continue[label_i], cumulative[i + 1])
+                 if target_err else (0.0, 0.0, 0.0, 0.0))
         if applies_risk(risk) and not per_query(risk) and i < k:
             by_label[:] = np.nan
         for j in range(i + 1, cnt):
-            # j as an unsigned index: numba tests a signed index for a negative value (Python's
-            # wrap-around) at each access, which slowed every objective's pair loop
-            # (BENCHMARKS.md; the same bits)
-            at_j = np.uint64(j)
+            at_j = np.uint64(j)  # unsigned: no test for a negative index (BENCHMARKS.md)
             label_j = lab[at_j]
             if label_i == label_j:
                 continue
             i_upper = label_i > label_j  # i is the pair's more relevant document
-            if i_upper:
-                delta_score = score_i - sco[at_j]
-                delta_gain = gain_i - gains[at_j]
-            else:
-                delta_score = sco[at_j] - score_i
-                delta_gain = gains[at_j] - gain_i
+            delta_score = score_i - sco[at_j] if i_upper else sco[at_j] - score_i
+            delta_gain = gain_i - gains[at_j] if i_upper else gains[at_j] - gain_i
             if target_err:
-                stop_j = stop[label_j]
-                err_change = (stop_j - stop_i) * (
-                    weight_i - over_continue_i * (cumulative[min(j, depth)] - cumulative_i))
-                if j < depth:
-                    err_change += (stop_i * (1.0 - stop_j) * over_continue_i
-                                   - stop_j) * reach_weight[at_j]
+                err_change = _err_swap_change(upper, stop[label_j], cumulative[min(j, depth)],
+                                              reach_weight[at_j] if j < depth else 0.0, j < depth)
                 delta = abs(err_change)
             else:
                 err_change = 0.0
                 delta = delta_gain * abs(discount_i - discounts[at_j]) * inv
             risky = delta
-            if applies_risk(risk):
+            if applies_risk(risk):  # the multiplier: shared, cached or the pair's own
                 misordered = not i_upper
                 if per_query(risk):
                     mult = query_mult
                 elif i >= k:
                     mult = beyond_misordered if misordered else beyond_ordered
-                elif j >= k:
-                    if np.isnan(by_label[label_j]):
-                        delta_m = (err_change if target_err
-                                   else (gains[at_j] - gain_i) * discount_i * inv_idcg_k)
-                        by_label[label_j] = pair_multiplier(risk, q, delta_m, misordered)
-                    mult = by_label[label_j]
                 else:
-                    delta_m = (err_change if target_err else
-                               (gains[at_j] - gain_i) * (discount_i - discounts[at_j]) * inv_idcg_k)
-                    mult = pair_multiplier(risk, q, delta_m, misordered)
+                    delta_m = _target_change(target_err, err_change, gains[at_j] - gain_i,
+                                             discount_i, discounts[at_j] if j < k else 0.0,
+                                             inv_idcg_k)
+                    if j < k:
+                        mult = pair_multiplier(risk, q, delta_m, misordered)
+                    else:
+                        if np.isnan(by_label[label_j]):
+                            by_label[label_j] = pair_multiplier(risk, q, delta_m, misordered)
+                        mult = by_label[label_j]
                 risky = delta * mult
             if use_norm:
                 distance = SCORE_EPS + abs(delta_score)
                 delta /= distance
                 risky = risky / distance if applies_risk(risk) else delta
-            if const.exact_sigmoid:
-                rho = 1.0 / (1.0 + math.exp(sigmoid * delta_score))
-            elif delta_score <= const.sigmoid_low:
-                rho = table[0]
-            elif delta_score >= const.sigmoid_high:
-                rho = table[table.size - 1]
-            else:  # the bin, as an unsigned index (LightGBM's size_t): no wrap-around check
-                rho = table[np.uint64((delta_score - const.sigmoid_low) * const.sigmoid_factor)]
+            rho = _rho(const, delta_score)
             p_lambda = rho * (-sigmoid * risky)
             p_hessian = rho * (1.0 - rho) * (sigmoid * sigmoid * risky)
             # the upper document gains λ, the lower loses it: x - λ is x + (-λ), bit for bit
@@ -574,13 +594,9 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
                 sum_lambdas -= 2.0 * p_lambda
             else:
                 sum_lambdas -= 2.0 * (rho * (-sigmoid * delta))
-        grad[i] = grad_i
-        hess[i] = hess_i
-    if const.norm and sum_lambdas > 0.0:
-        norm_factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
-        for p in range(cnt):
-            grad[p] = np.float32(grad[p] * norm_factor)
-            hess[p] = np.float32(hess[p] * norm_factor)
+        grad[i], hess[i] = grad_i, hess_i
+    if const.norm:
+        _normalise(grad, hess, sum_lambdas)
 
 
 def lambdarank_gradients(ranking, const, risk):
@@ -608,8 +624,12 @@ def _with_globals(function, **replaced):
 
 
 def _uncached_kernel(multiplier):
-    """The pair kernel compiled in memory with ``multiplier`` called for every pair."""
-    query_lambdas = nb.njit(_with_globals(_query_lambdas.py_func, pair_multiplier=multiplier))
+    """The pair kernel compiled in memory with ``multiplier`` called for every pair (and for the
+    multipliers a query shares)."""
+    shared = nb.njit(inline="always")(_with_globals(_query_multipliers.py_func,
+                                                    pair_multiplier=multiplier))
+    query_lambdas = nb.njit(_with_globals(_query_lambdas.py_func, pair_multiplier=multiplier,
+                                          _query_multipliers=shared))
     return nb.njit(parallel=True)(_with_globals(_cached_kernel.py_func,
                                                 _query_lambdas=query_lambdas))
 

@@ -1,10 +1,17 @@
-"""Parameters declared once: a dataclass field carries its type, default, check and documentation.
+"""Parameters declared once, as one record type: :class:`Parameter` (name, default, check, doc).
 
-An objective declares each parameter as ``name: type = parameter(default, kind=..., check=...,
-doc=...)``. Everything else reads that declaration: the initialiser and ``repr`` (the dataclass),
-:func:`validate` (every check, in field order), the class docstring's numpydoc "Parameters"
-table (:func:`documented`, which fills the ``{parameters}`` line of the docstring), and the
-experiment configuration's ``[objective]`` table (the fields an objective has).
+A measure of the registry lists its parameters as :class:`Parameter` records
+(``Parameter("p", 0.8, Bounds(...), doc=...)``); an objective and each table of the experiment
+configuration declare theirs as dataclass fields, ``name: type = parameter(default, check=...,
+doc=...)``, whose metadata holds the same record (:func:`declared` reads them back, named).
+Everything else reads the record: the initialiser and ``repr`` (the dataclass), :func:`validate`
+(every check, in field order), the numpydoc "Parameters" entries (:meth:`Parameter.entry`,
+which :func:`documented` writes into a class docstring's ``{parameters}`` line), the measures'
+table, the configuration's sample and the manual's references.
+
+A check (:class:`Bounds`, :class:`OneOf`, :data:`FLAG`) states what it accepts, so that a
+record's numpydoc type is derived from it; a check of another kind is a function
+``check(value, name)`` raising ValueError, given with its ``kind`` text.
 """
 
 from __future__ import annotations
@@ -13,12 +20,12 @@ import dataclasses
 import math
 import textwrap
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-__all__ = ["Bounds", "OneOf", "FLAG", "parameter", "declared", "validate", "documented", "entry",
-           "fill"]
+__all__ = ["Bounds", "OneOf", "FLAG", "Parameter", "parameter", "declared", "parameter_of",
+           "validate", "documented", "fill"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,16 +92,6 @@ class Bounds:
             raise ValueError(f"{name} must be {self.expected}, got {value!r}")
 
 
-class Declaration(NamedTuple):
-    """What a parameter's field carries besides its name and default."""
-
-    kind: str  # the numpydoc type, e.g. "float > 0" or '{"first", "iteration"}'
-    check: Callable[[Any, str], object] | None  # raises ValueError naming the parameter
-    doc: str  # one paragraph (numpydoc's description)
-    show_default: bool
-    default_text: str | None = None  # the effective default, where None stands for it
-
-
 @dataclasses.dataclass(frozen=True)
 class OneOf:
     """A check of a choice among ``options`` that says what it accepts (``kind``:
@@ -130,55 +127,111 @@ class _Flag:
 FLAG = _Flag()
 
 
+@dataclasses.dataclass(frozen=True)
+class Parameter:
+    """One parameter of a measure, an objective or the experiment configuration.
+
+    ``check(value, name)`` raises ValueError for a bad value (None: any value, checked where it
+    is used); ``doc`` is one numpydoc paragraph; ``kind`` is its numpydoc type, by default the
+    text of its check (:class:`Bounds`, :class:`OneOf`, :data:`FLAG`); ``default_text`` states
+    the effective default where ``default`` (None) stands for one chosen at the call (k: the
+    measure's cut-off, else 10), and ``show_default=False`` leaves the default out of the entry.
+
+    >>> p = Parameter("p", 0.8, Bounds(minimum=0, maximum=1, above=True, below=True),
+    ...               doc="The persistence.")
+    >>> p.kind, p.read("0.9", "measure 'rbp(p=0.9)'")
+    ('float in (0, 1)', 0.9)
+    >>> print(p.entry())
+    p : float in (0, 1), default 0.8
+        The persistence.
+    """
+
+    name: str | None
+    default: Any
+    check: Callable[[Any, str], object] | None
+    doc: str
+    kind: str | None = None
+    show_default: bool = True
+    default_text: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind is None:
+            if not isinstance(self.check, (Bounds, OneOf, _Flag)):
+                raise TypeError(f"parameter {self.name or ''}: give kind= unless its check "
+                                "states it (Bounds, OneOf, FLAG)")
+            object.__setattr__(self, "kind", self.check.kind)
+
+    def validate(self, value: Any, name: str | None = None) -> None:
+        """Raise ValueError naming the parameter (or ``name``) where ``value`` fails the check."""
+        if self.check is not None:
+            self.check(value, name or self.name or "the parameter")
+
+    def read(self, value: Any, where: str) -> Any:
+        """A value written as text (a measure's ``NAME(name=value)``), converted to the
+        :class:`Bounds` check's number type and checked; the error names ``where``."""
+        check = self.check
+        if not isinstance(check, Bounds):
+            raise TypeError(f"parameter {self.name}: a value written as text is read by a Bounds "
+                            "check")
+        number = int if check.integer else float
+        try:
+            converted = number(value)
+        except (TypeError, ValueError):
+            converted = None
+        if converted is None or (number is int and str(value).strip() != str(converted)) \
+                or not check.accepts(converted):
+            raise ValueError(f"{where}: {self.name} must be {check.expected}, "
+                             f"got {value!r}")
+        return converted
+
+    def entry(self) -> str:
+        """The numpydoc entry: name, kind and default, then the doc, indented."""
+        head = f"{self.name} : {self.kind}"
+        if self.default_text is not None:
+            head += f", default {self.default_text}"
+        elif self.show_default:
+            head += f", default {self.default!r}"
+        body = textwrap.fill(self.doc, width=96, initial_indent="    ",
+                             subsequent_indent="    ")
+        return f"{head}\n{body}"
+
+
 def parameter(default: Any, *, doc: str, check: Callable[[Any, str], object] | None = None,
               kind: str | None = None, repr: bool = True, show_default: bool = True,
               default_text: str | None = None) -> Any:
-    """A dataclass field declaring a parameter: ``check(value, name)`` raises ValueError for a
-    bad value (None: any value, checked where it is used); ``doc`` documents it; ``kind`` is its
-    numpydoc type, by default the text of its check (:class:`Bounds`, :class:`OneOf`,
-    :data:`FLAG`); ``default_text`` states the
-    effective default where ``default`` (None) stands for one chosen at the call (k: the
-    measure's cut-off, else 10)."""
-    if kind is None:
-        if not isinstance(check, (Bounds, OneOf, _Flag)):
-            raise TypeError("parameter() needs kind= unless its check states it (Bounds, OneOf, "
-                            "FLAG)")
-        kind = check.kind
+    """A dataclass field declaring a :class:`Parameter` (named by the field)."""
     return dataclasses.field(default=default, repr=repr, metadata={
-        "parameter": Declaration(kind, check, doc, show_default, default_text)})
+        "parameter": Parameter(None, default, check, doc, kind, show_default, default_text)})
 
 
-def declared(cls: type) -> list[tuple[dataclasses.Field, Declaration]]:
-    """The declared parameters of a dataclass, the most specific class's own first (a
-    subclass's new parameters before those it inherits)."""
+def declared(cls: type) -> list[Parameter]:
+    """The declared parameters of a dataclass (or of its instance), named by their fields, the
+    most specific class's own first (a subclass's new parameters before those it inherits)."""
+    cls = cls if isinstance(cls, type) else type(cls)
+
     def depth(field: dataclasses.Field) -> int:
         return next(i for i, klass in enumerate(cls.__mro__)
                     if field.name in vars(klass).get("__annotations__", {}))
 
     fields = [f for f in dataclasses.fields(cls) if "parameter" in f.metadata]
-    return [(f, f.metadata["parameter"]) for f in sorted(fields, key=depth)]
+    return [dataclasses.replace(f.metadata["parameter"], name=f.name)
+            for f in sorted(fields, key=depth)]
+
+
+def parameter_of(cls: type, name: str) -> Parameter:
+    """``cls``'s declared parameter ``name``."""
+    found = [declared_parameter for declared_parameter in declared(cls)
+             if declared_parameter.name == name]
+    if not found:
+        raise ValueError(f"{cls.__name__} declares no parameter {name!r}")
+    return found[0]
 
 
 def validate(instance: Any) -> None:
     """Run every declared parameter's check on ``instance``'s value, in field order."""
     for field in dataclasses.fields(instance):
-        declaration = field.metadata.get("parameter")
-        if declaration is not None and declaration.check is not None:
-            declaration.check(getattr(instance, field.name), field.name)
-
-
-def entry(cls: type, name: str) -> str:
-    """The numpydoc entry of ``cls``'s declared parameter ``name``: its name, kind and default,
-    then its doc, indented."""
-    field, declaration = next((f, d) for f, d in declared(cls) if f.name == name)
-    head = f"{field.name} : {declaration.kind}"
-    if declaration.default_text is not None:
-        head += f", default {declaration.default_text}"
-    elif declaration.show_default:
-        head += f", default {field.default!r}"
-    body = textwrap.fill(declaration.doc, width=96, initial_indent="    ",
-                         subsequent_indent="    ")
-    return f"{head}\n{body}"
+        if "parameter" in field.metadata:
+            field.metadata["parameter"].validate(getattr(instance, field.name), field.name)
 
 
 def fill(doc: str, marker: str, text: str, owner: str) -> str:
@@ -194,6 +247,6 @@ def fill(doc: str, marker: str, text: str, owner: str) -> str:
 def documented(cls: type) -> type:
     """Fill the ``{parameters}`` line of ``cls``'s docstring with a numpydoc entry per declared
     parameter (name, kind, default and doc)."""
-    table = "\n".join(entry(cls, field.name) for field, _ in declared(cls))
+    table = "\n".join(declared_parameter.entry() for declared_parameter in declared(cls))
     cls.__doc__ = fill(cls.__doc__ or "", "{parameters}", table, cls.__name__)
     return cls

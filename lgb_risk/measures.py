@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 import numpy as np
 
 from lgb_risk import metrics
-from lgb_risk._parameters import Bounds
+from lgb_risk._parameters import Bounds, Parameter
 from lgb_risk._segments import query_of_document
 from lgb_risk.conventions import DEFAULT, Convention, gain_name, resolve
 
@@ -100,37 +100,6 @@ class Judged(NamedTuple):
         if self.pool_sorted:
             return metrics.dcg(labels, None, group, k, convention=conv)
         return metrics.ideal_dcg(labels, group, k, convention=conv)
-
-
-class Parameter(NamedTuple):
-    """A parameter a measure declares (ir_measures' ``SUPPORTED_PARAMS``): written in the
-    measure as ``NAME(name=value)``, read as a whole number or a number and checked by
-    ``check`` (a :class:`~lgb_risk._parameters.Bounds`, the check the objectives' and the
-    configuration's parameters use, which says what it accepts), and given to the measure's
-    ``compute`` as the keyword ``name`` (the default where it is not written). ``None`` as
-    default: the measure takes it from elsewhere (ERR's ``max_label`` from the collection)."""
-
-    name: str
-    default: Any
-    check: Bounds
-    doc: str
-
-    @property
-    def kind(self) -> type:
-        """The type a written value is read as."""
-        return int if self.check.integer else float
-
-    def read(self, value: Any, written: str) -> Any:
-        """``value`` as written in the measure ``written``, converted and checked."""
-        try:
-            converted = self.kind(value)
-        except (TypeError, ValueError):
-            converted = None
-        if converted is None or (self.kind is int and str(value).strip() != str(converted)) \
-                or not self.check.accepts(converted):
-            raise ValueError(f"measure {written!r}: {self.name} must be {self.check.expected}, "
-                             f"got {value!r}")
-        return converted
 
 
 class ActiveForm(NamedTuple):
@@ -447,8 +416,8 @@ def _choices(text: str, written: str, measure: Measure) -> tuple[tuple, tuple]:
             raise ValueError(f"measure {written!r}: {key} is given twice")
         pairs[key] = value.strip().strip("'\"")
     declared = {p.name: p for p in measure.parameters}
-    arguments = {key: declared[key].read(value, written) for key, value in pairs.items()
-                 if key in declared}
+    arguments = {key: declared[key].read(value, f"measure {written!r}")
+                 for key, value in pairs.items() if key in declared}
     choices = {key: _choice_value(value) for key, value in pairs.items() if key not in declared}
     try:
         resolve(None, **choices)

@@ -629,10 +629,9 @@ def check_parameter(name: str, value: Any) -> Any:
     for an estimator that passes it on to an objective, so that the bound is declared once.
     Returns ``value``; raises ValueError naming the parameter."""
     for cls in OBJECTIVES.values():
-        for field_, declaration in declared(cls):
-            if field_.name == name:
-                if declaration.check is not None:
-                    declaration.check(value, name)
+        for declared_parameter in declared(cls):
+            if declared_parameter.name == name:
+                declared_parameter.validate(value)
                 return value
     raise ValueError(f"no objective declares a parameter {name!r}")
 

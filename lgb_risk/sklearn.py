@@ -651,7 +651,7 @@ class RiskRanker(BaseEstimator):
 def _documented_from_the_objectives(cls: type) -> type:
     """Fill ``RiskRanker``'s entries that are the objectives' own: the names of
     :data:`~lgb_risk.objectives.OBJECTIVES` and the declared ``alpha`` and ``k``."""
-    from lgb_risk._parameters import entry, fill
+    from lgb_risk._parameters import fill, parameter_of
     from lgb_risk.objectives import OBJECTIVES
 
     baselines = {None: "no baseline, ``alpha`` unused", "baseline": "one baseline",
@@ -662,7 +662,7 @@ def _documented_from_the_objectives(cls: type) -> type:
         f"A name of :data:`lgb_risk.objectives.OBJECTIVES`: {names}.", 88), cls.__name__)
     risky = OBJECTIVES["UCRO"]
     for name in ("alpha", "k"):
-        doc = fill(doc, "{" + name + "}", entry(risky, name), cls.__name__)
+        doc = fill(doc, "{" + name + "}", parameter_of(risky, name).entry(), cls.__name__)
     cls.__doc__ = doc
     return cls
 

@@ -377,7 +377,7 @@ def test_run_names_that_are_not_file_names_get_figures_all_written(tmp_path):
 def test_run_help_lists_the_objective_keys_from_their_declarations(capsys):
     """lgb-risk run --help reads the [objective] keys, their defaults and docs from the
     objectives' declarations (no second list to keep in step)."""
-    from lgb_risk._parameters import declared
+    from lgb_risk._parameters import parameter_of
     from lgb_risk.experiment.config import objective_parameter_table
     from lgb_risk.objectives import OBJECTIVES
 
@@ -385,9 +385,8 @@ def test_run_help_lists_the_objective_keys_from_their_declarations(capsys):
         cli.main(["run", "--help"])
     text = capsys.readouterr().out
     for key, learners in objective_parameter_table().items():
-        field, declaration = next((f, d) for f, d in declared(OBJECTIVES[learners[0]])
-                                  if f.name == key)
-        assert f"  {key} = {field.default!r}  ({declaration.kind}; " in text, key
+        declaration = parameter_of(OBJECTIVES[learners[0]], key)
+        assert f"  {key} = {declaration.default!r}  ({declaration.kind}; " in text, key
         words = [w for w in declaration.doc.split() if w.isalpha() and len(w) > 3]
         assert all(w in text for w in words), key  # its doc, in plain text
 
@@ -441,19 +440,20 @@ def test_run_jobs_default_to_the_cores_and_without_dask_to_one(monkeypatch):
     import io
 
     from lgb_risk import _machine
+    from lgb_risk.cli._run import default_jobs
 
     monkeypatch.setattr(_machine, "usable_cores", lambda: 3)
     found = importlib.util.find_spec
     stream = io.StringIO()
     if found("distributed") is not None:
-        assert cli._default_jobs(stream) == 3 and stream.getvalue() == ""
+        assert default_jobs(stream) == 3 and stream.getvalue() == ""
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *rest: None if name == "distributed" else found(name, *rest))
-    assert cli._default_jobs(stream) == 1
+    assert default_jobs(stream) == 1
     assert "trains 3 at a time" in stream.getvalue()
     assert "pip install 'lgb_risk[dask]'" in stream.getvalue()
     monkeypatch.setattr(_machine, "usable_cores", lambda: 1)
-    assert cli._default_jobs(io.StringIO()) == 1
+    assert default_jobs(io.StringIO()) == 1
 
 
 @pytest.mark.slow
@@ -469,7 +469,7 @@ def test_run_says_it_compiles_the_kernels_once_and_ends_with_a_short_summary(tmp
 
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
            "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    code = "from lgb_risk.cli import _compile_kernels_saying_so as c; c()"
+    code = "from lgb_risk.cli._run import compile_kernels_saying_so as c; c()"
     first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                            text=True, timeout=600)
     assert first.returncode == 0, first.stderr

@@ -80,14 +80,13 @@ def test_every_measure_convention_objective_key_and_risk_measure_is_on_a_page(bu
     page = _text(built / "objectives.html")
     for name, cls in objectives.OBJECTIVES.items():
         assert name in page
-        for field, _ in declared(cls):
-            assert field.name in page, (name, field.name)
+        for parameter in declared(cls):
+            assert parameter.name in page, (name, parameter.name)
     configuration = _text(built / "configuration.html")
     for table, record in config._TABLES.items():
         assert f"[{table}]" in configuration
-        for field, declaration in declared(record):
-            assert field.name in configuration and _plain(declaration.doc) in configuration, \
-                field.name
+        for key in declared(record):
+            assert key.name in configuration and _plain(key.doc) in configuration, key.name
     for key in config.objective_parameter_table():
         assert key in configuration, key
     risk_page = _text(built / "risk.html")

@@ -993,9 +993,9 @@ def test_the_documented_sample_names_every_declared_key_and_is_a_valid_configura
     assert indented in config_module.__doc__
     for table, record in config_module._TABLES.items():
         assert f"[{table}]" in sample, table
-        for field, declaration in declared(record):
-            assert re.search(rf"^(# )?{field.name} = ", sample, re.MULTILINE), field.name
-            assert declaration.doc.split()[0] in sample, f"{table}.{field.name}"
+        for key in declared(record):
+            assert re.search(rf"^(# )?{key.name} = ", sample, re.MULTILINE), key.name
+            assert key.doc.split()[0] in sample, f"{table}.{key.name}"
     parsed = validate(config_module.tomllib.loads(sample))
     defaults = config_module.ExperimentConfig()
     for table in config_module._TABLES:

@@ -3,6 +3,8 @@ measures added with them: RBP against a loop written for the test, Success@k and
 trec_eval itself (through pytrec_eval), on a random collection with unjudged and negatively
 judged documents and on the TREC 2012 runs."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -43,6 +45,28 @@ def test_a_measure_declares_its_parameters_which_parse_print_and_are_checked():
                           ("bpref@10", "bpref takes no cut-off")]:
         with pytest.raises(ValueError, match=message):
             measures.parse(text)
+
+
+def test_measures_objectives_and_the_configuration_declare_one_parameter_record():
+    """A measure's parameter, an objective's and a configuration key are the same record: the
+    same check refuses the same value with the same words, and the numpydoc entry is the
+    record's (its type derived from the check)."""
+    from lgb_risk._parameters import Parameter, declared, parameter_of
+    from lgb_risk.experiment.config import _TABLES
+    from lgb_risk.objectives import UCRO
+
+    persistence = measures.MEASURES["rbp"].parameters[0]
+    alpha = parameter_of(UCRO, "alpha")
+    folds = parameter_of(_TABLES["split"], "folds")
+    assert all(type(p) is Parameter for p in (persistence, alpha, folds))
+    assert alpha in declared(UCRO)
+    for record, bad in ((persistence, 1.5), (alpha, -1.0), (folds, 2)):
+        said = f"{record.name} must be {record.check.expected}, got {bad!r}"
+        with pytest.raises(ValueError, match=f"^{re.escape(said)}$"):
+            record.validate(bad)
+        assert record.entry().startswith(f"{record.name} : {record.check.kind}, default "
+                                         f"{record.default!r}")
+    assert persistence.kind == "float in (0, 1)" and folds.kind == "int >= 3"
 
 
 def test_err_takes_its_highest_grade_from_the_measure_or_the_collection():

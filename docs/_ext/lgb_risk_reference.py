@@ -86,10 +86,10 @@ class MeasuresDirective(_Generated):
             out += [f":{key}: {value}" for key, value in facts] + [""]
             if measure.parameters:
                 out += _table(["parameter", "type", "default", "meaning"], [
-                    [f"``{p.name}``", p.check.kind, _literal(p.default), p.doc]
+                    [f"``{p.name}``", p.kind, _literal(p.default), p.doc]
                     for p in measure.parameters])
                 example = measure.parameters[0]
-                shown = 0.9 if example.kind is float else 3
+                shown = 3 if example.check.integer else 0.9
                 out += [f"Written e.g. ``{name}({example.name}={shown})@10``.", ""]
         return out
 
@@ -124,11 +124,10 @@ class ObjectivesDirective(_Generated):
             out += [title, "~" * len(title), "", summary, "",
                     f"API: :class:`lgb_risk.objectives.{name}`.", ""]
             out += _table(["parameter", "type", "default", "meaning"], [
-                [f"``{field.name}``", declaration.kind.replace("*", r"\*"),
-                 declaration.default_text or (_literal(field.default)
-                                               if declaration.show_default else "see meaning"),
-                 declaration.doc.replace("\n", " ")]
-                for field, declaration in declared(cls)])
+                [f"``{p.name}``", p.kind.replace("*", r"\*"),
+                 p.default_text or (_literal(p.default) if p.show_default else "see meaning"),
+                 p.doc.replace("\n", " ")]
+                for p in declared(cls)])
         return out
 
 
@@ -144,9 +143,8 @@ class ConfigurationDirective(_Generated):
             summary = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
             out += [title, "~" * len(title), "", summary, ""]
             out += _table(["key", "type and bounds", "default", "meaning"], [
-                [f"``{field.name}``", declaration.kind, _literal(field.default),
-                 declaration.doc.replace("\n", " ")]
-                for field, declaration in declared(cls)])
+                [f"``{p.name}``", p.kind, _literal(p.default), p.doc.replace("\n", " ")]
+                for p in declared(cls)])
         out += ["``[learners]``", "~" * 14, "",
                 "Each learner to train, with the list of its α values: "
                 + ", ".join(f"``{name}``" for name in OBJECTIVES)

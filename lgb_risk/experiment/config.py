@@ -321,11 +321,10 @@ def sample() -> str:
     lines = _commented(f"name = {_toml(DEFAULTS['name'])}", "names the output folder (runs/NAME)")
     for table, record in _TABLES.items():
         lines += ["", f"[{table}]"]
-        for field, declaration in declared(record):
-            given = field.default
-            line = (f"{field.name} = {_toml(given)}" if given is not None
-                    else f"# {field.name} = ...")
-            lines += _commented(line, f"({declaration.kind}) {declaration.doc}")
+        for key in declared(record):
+            line = (f"{key.name} = {_toml(key.default)}" if key.default is not None
+                    else f"# {key.name} = ...")
+            lines += _commented(line, f"({key.kind}) {key.doc}")
     lines += ["", "[learners]"]
     lines += _commented("LambdaMART = [0]", "each learner with its training α values")
     lines += ["UCRO = [1, 5]", "", "[objective]"]
@@ -363,11 +362,11 @@ def validate(raw: dict) -> ExperimentConfig:
             config[key][sub] = v
 
     for table, record in _TABLES.items():  # each key's declared check
-        for field, declaration in declared(record):
-            if declaration.check is not None:
-                where = f"{table}.{field.name}"
+        for key in declared(record):
+            if key.check is not None:
+                where = f"{table}.{key.name}"
                 try:
-                    declaration.check(config[table][field.name], where)
+                    key.validate(config[table][key.name], where)
                 except ValueError as error:  # said as the other keys' errors are
                     text = str(error)
                     if text.startswith("configuration: "):

@@ -1,0 +1,100 @@
+"""``lgb-risk active``: a ranker's effectiveness (or two rankers' difference) estimated on a
+labelling budget, or the estimators' errors simulated on a fully labelled pool."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from lgb_risk import data
+from lgb_risk._progress import on_terminal
+from lgb_risk._segments import offsets_from_group
+from lgb_risk.cli._output import write_output
+
+
+def _active_inputs(args):
+    """Pool, scores, relevance model and per-document costs from the files named on the line."""
+    from lgb_risk import active
+
+    pool = data.load_letor(args.pool, n_features=args.n_features)
+    scores = data.read_pool_scores(args.scores, pool)
+    scores2 = None if args.scores2 is None else data.read_pool_scores(args.scores2, pool)
+    if args.probabilities:
+        P = np.loadtxt(args.probabilities, delimiter=",", ndmin=2)
+        if P.shape[0] != pool.y.size:
+            raise ValueError(f"{args.probabilities} has {P.shape[0]} rows but the pool has "
+                             f"{pool.y.size} documents; one row of grade probabilities each")
+    elif args.relevance_data:
+        labelled = data.load_letor(args.relevance_data, n_features=pool.X.shape[1])
+        grades = int(max(labelled.y.max(), pool.y.max())) + 1 if args.grades is None \
+            else args.grades
+        P = active.relevance_probabilities(labelled.X, labelled.y, pool.X, grades,
+                                           kind=args.relevance_model)
+    else:
+        grades = int(pool.y.max()) + 1 if args.grades is None else args.grades
+        P = active.uniform_relevance(pool.y.size, max(grades, 2))
+    doc_cost = None if args.doc_cost is None else np.loadtxt(args.doc_cost, ndmin=1)
+    return pool, scores, scores2, P, doc_cost
+
+
+def active_command(args) -> None:
+    import pandas as pd
+
+    from lgb_risk import active
+
+    if args.figure and not args.simulate:
+        raise ValueError("--figure draws the simulation's errors: it needs --simulate")
+    pool, scores, scores2, P, doc_cost = _active_inputs(args)
+    options = {"measure": active.target_measure(args.measure, args.k,
+                                                convention=args.convention),
+               "scores2": scores2, "doc_cost": doc_cost}
+    if args.simulate:
+        frame = active.simulate(P, scores, pool.group, pool.y, args.budget,
+                                repetitions=args.repetitions, seed=args.seed,
+                                progress=on_terminal(sys.stderr), **options)
+        frame["se"] = frame["abs_error_sd"] / np.sqrt(frame["repetitions"])
+        frame = frame[["method", "budget", "truth", "mean_abs_error", "se", "sq_error",
+                       "wrong_sign", "draws", "predicted_ratio"]]
+        if args.figure:
+            what = "difference of two rankers" if scores2 is not None else "one ranker"
+            _active_figure(frame, args.figure, f"{options['measure'].label}, {what}: error of "
+                           f"the estimate by budget ({args.repetitions} repetitions)")
+    else:
+        starts = offsets_from_group(pool.group)
+        index = {str(q): i for i, q in enumerate(pool.query_ids)}
+
+        def oracle(query_id):
+            i = index[str(query_id)]
+            return pool.y[starts[i]:starts[i + 1]]
+
+        rows = []
+        for budget in args.budget:
+            result = active.evaluate(P, scores, pool.group, oracle, budget,
+                                     query_ids=pool.query_ids, passive=args.passive,
+                                     seed=args.seed, **options)
+            rows.append({"budget": budget, "estimate": result.estimate,
+                         "standard_error": result.standard_error, "draws": result.n_draws,
+                         "labelled": result.n_labelled, "spent": result.spent,
+                         "exhausted": result.exhausted, "model_target": result.model_target,
+                         "predicted_mse_ratio": result.predicted_mse_ratio})
+        frame = pd.DataFrame(rows)
+    write_output(frame, args.format, args.output, decimals=args.decimals)
+
+
+def _active_figure(frame, path, title: str) -> None:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ValueError("--figure needs matplotlib (pip install 'lgb_risk[plot]')") from None
+    from lgb_risk.active.figures import plot_errors
+
+    fig = Figure(figsize=(5, 3.6))
+    ax = fig.subplots()
+    plot_errors(ax, frame, title=title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    from lgb_risk._io import atomic_write
+
+    atomic_write(Path(path), lambda tmp: fig.savefig(tmp, format="png", dpi=100))
