@@ -565,16 +565,16 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
                     mult = query_mult
                 elif i >= k:
                     mult = beyond_misordered if misordered else beyond_ordered
-                else:
-                    delta_m = _target_change(target_err, err_change, gains[at_j] - gain_i,
-                                             discount_i, discounts[at_j] if j < k else 0.0,
-                                             inv_idcg_k)
-                    if j < k:
-                        mult = pair_multiplier(risk, q, delta_m, misordered)
-                    else:
-                        if np.isnan(by_label[label_j]):
-                            by_label[label_j] = pair_multiplier(risk, q, delta_m, misordered)
-                        mult = by_label[label_j]
+                elif j < k:
+                    mult = pair_multiplier(risk, q, _target_change(
+                        target_err, err_change, gains[at_j] - gain_i, discount_i,
+                        discounts[at_j], inv_idcg_k), misordered)
+                else:  # D(j) = 0: ΔM reads only i and l_j, its multiplier taken once per i
+                    if np.isnan(by_label[label_j]):
+                        by_label[label_j] = pair_multiplier(risk, q, _target_change(
+                            target_err, err_change, gains[at_j] - gain_i, discount_i, 0.0,
+                            inv_idcg_k), misordered)
+                    mult = by_label[label_j]
                 risky = delta * mult
             if use_norm:
                 distance = SCORE_EPS + abs(delta_score)
