@@ -27,9 +27,9 @@ listed in :data:`BUILT_IN_STATES` and given its branch in :func:`_builtin_multip
 LambdaMART's kind no multiplier applies (:func:`applies_risk` is false), and its pairs are
 computed as LightGBM computes them. The built-in multipliers are inlined into
 :func:`_builtin_multiplier`, which the pair loop calls out of line, for the pairs within the
-top k and once per upper position and lower label below it: inlining it at every call site,
-or tabulating the multipliers before the pair loop, both measured slower or slower to compile
-(``BENCHMARKS.md``).
+top k and, for the pairs reaching below it, once per upper position within k and label of the
+query: inlining it at every call site, or tabulating every position's multipliers before the
+pair loop, both measured slower or slower to compile (``BENCHMARKS.md``).
 
 The built-in multipliers live in this file on purpose: numba's on-disk cache notices edits only
 in the file of the function it caches (the kernel). A multiplier registered from any other module
@@ -446,19 +446,30 @@ def err_at_k_of_order(order, offsets, labels, stop_probability, k):
 
 # The pair loop's helpers are inlined into it at numba's level (``inline="always"``). Those
 # called for every pair take scalars (ρ's, the constants' table): handed the prefix arrays, ERR's
-# swap change slowed the ERR target's loop, and handed the risk state and its cache, the
-# multiplier's choice slowed every risk objective's several times over (BENCHMARKS.md). The
-# choice therefore stays in the loop.
+# swap change slowed the ERR target's loop, and handed the risk state, a helper choosing each
+# pair's multiplier slowed every risk objective several times over (BENCHMARKS.md). The risk
+# state is therefore handed only to the query's helper (:func:`_query_multipliers`); a helper
+# handed it per upper position slowed short queries' risk objectives by up to a quarter, so the
+# multipliers by label and the choice of each pair's (the query's, its own or its label's) stay
+# in the loop.
 
 @nb.njit(cache=True, inline="always")
-def _query_multipliers(risk, q, cnt, k):
-    """The multipliers a query's pairs share, taken before its pair loop: the query's own where
-    the multiplier is constant over the query (else 1), and for the pairs with both documents
-    at or beyond k (ΔM = 0) the one of an ordered and of a mis-ordered pair."""
-    query_mult = pair_multiplier(risk, q, 0.0, False) if per_query(risk) else 1.0
-    if applies_risk(risk) and not per_query(risk) and cnt > k:
-        return query_mult, pair_multiplier(risk, q, 0.0, False), pair_multiplier(risk, q, 0.0, True)
-    return query_mult, query_mult, query_mult
+def _query_multipliers(by_label, risk, q, lab, k):
+    """What a query's pairs share, taken before its pair loop: the multipliers of an ordered and
+    of a mis-ordered pair with both documents at or beyond k (ΔM = 0; where the multiplier is
+    constant over the query, the query's for both); ``by_label`` gets NaN at each label not
+    found at or beyond k, 0 at the others (the pair loop fills those per upper position)."""
+    if per_query(risk):
+        query_mult = pair_multiplier(risk, q, 0.0, False)
+        return query_mult, query_mult
+    if not applies_risk(risk):
+        return 1.0, 1.0
+    by_label[:] = np.nan
+    for p in range(k, lab.size):
+        by_label[lab[p]] = 0.0
+    if lab.size <= k:
+        return 1.0, 1.0
+    return pair_multiplier(risk, q, 0.0, False), pair_multiplier(risk, q, 0.0, True)
 
 
 @nb.njit(cache=True, inline="always")
@@ -483,6 +494,18 @@ def _target_change(target_err, err_change, gain_change, discount_i, discount_j, 
 
 
 @nb.njit(cache=True, inline="always")
+def _beyond_k_change(const, q, label, label_i, discount_i, upper, cumulative_end):
+    """ΔM of a pair of an upper position i < k and a lower document of label l at or beyond k,
+    which reads only i and l: D = 0 there, and ERR@k's change reaches ``cumulative_end``,
+    C_depth (``upper`` is ERR's terms of i, :func:`_err_swap_change`)."""
+    err_change = (_err_swap_change(upper, const.stop_probability[label], cumulative_end, 0.0,
+                                   False) if const.target_err else 0.0)
+    return _target_change(const.target_err, err_change,
+                          const.gain_table[label] - const.gain_table[label_i], discount_i, 0.0,
+                          const.inv_ideal_dcg_at_k[q])
+
+
+@nb.njit(cache=True, inline="always")
 def _rho(const, delta_score):
     """ρ = 1 / (1 + exp(σ Δs)): exactly, or from LightGBM's lookup table (clamped at its ends;
     the bin as an unsigned index, LightGBM's size_t: no wrap-around check)."""
@@ -494,6 +517,18 @@ def _rho(const, delta_score):
     if delta_score >= const.sigmoid_high:
         return table[table.size - 1]
     return table[np.uint64((delta_score - const.sigmoid_low) * const.sigmoid_factor)]
+
+
+@nb.njit(cache=True, inline="always")
+def _pair_lambda(rho, sigmoid, risky, delta, i_upper, norm_includes_risk):
+    """A pair's λ = −σ ρ m|ΔM| and hessian σ² ρ(1 − ρ) m|ΔM| as float32, and the λ that counts
+    toward the query's Σ (with or without the multiplier m). The λ is signed for document i:
+    the upper document gains it, the lower loses it (x − λ is x + (−λ), bit for bit)."""
+    p_lambda = rho * (-sigmoid * risky)
+    p_hessian = rho * (1.0 - rho) * (sigmoid * sigmoid * risky)
+    counted = p_lambda if norm_includes_risk else rho * (-sigmoid * delta)
+    lambda32 = np.float32(p_lambda) if i_upper else -np.float32(p_lambda)
+    return lambda32, np.float32(p_hessian), counted
 
 
 @nb.njit(cache=True, inline="always")
@@ -516,15 +551,14 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     ranked order; ``grad``/``hess`` (float32, zeroed) receive the sums in LightGBM's order.
 
     A pair's weight is LightGBM's ΔNDCG (IDCG at T), or with an ERR@k target the exact change
-    of ERR@k if the pair swapped (:func:`_err_swap_change`), times the risk multiplier. The
-    multipliers a query's pairs share are taken once (:func:`_query_multipliers`); that of a
-    lower document at or beyond k reads only the upper position and the lower label, and is
-    cached per upper position (``by_label``). The upper document keeps its float32 sums in a
-    register (its terms come in j order, as LightGBM adds them to memory): the same bits.
+    of ERR@k if the pair swapped, times the risk multiplier: the pair's own within the top k,
+    else the one its upper position and lower label share (``by_label``, taken before i's pairs
+    for each label found at or beyond k, :func:`_beyond_k_change`). The upper document keeps
+    its float32 sums in a register (its terms come in j order, as LightGBM adds them to
+    memory): the same bits.
     """
     cnt, k, discounts, stop = lab.size, const.risk_k, const.discounts, const.stop_probability
-    gains, inv, sigmoid = const.gain_table[lab], const.inv_max_dcg[q], const.sigmoid
-    inv_idcg_k, target_err = const.inv_ideal_dcg_at_k[q], const.target_err
+    gains, inv, target_err = const.gain_table[lab], const.inv_max_dcg[q], const.target_err
     use_norm = const.norm and sco[0] != sco[cnt - 1]
     last, depth = min(cnt - 1, const.truncation), 0
     if target_err:  # a swap below k leaves ERR@k as it is: only pairs with i < k count
@@ -533,16 +567,20 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
         last = min(last, depth)
     else:
         reach_weight = cumulative = np.empty(1)
-    query_mult, beyond_ordered, beyond_misordered = _query_multipliers(risk, q, cnt, k)
-    by_label = np.empty(const.gain_table.size)
+    by_label = np.empty(lab.max() + 1)
+    beyond_ordered, beyond_misordered = _query_multipliers(by_label, risk, q, lab, k)
     sum_lambdas = 0.0
     for i in range(last):
         label_i, gain_i, discount_i, score_i = lab[i], gains[i], discounts[i], sco[i]
         grad_i, hess_i = grad[i], hess[i]
         upper = ((stop[label_i], reach_weight[i], const.inv_continue[label_i], cumulative[i + 1])
                  if target_err else (0.0, 0.0, 0.0, 0.0))
-        if applies_risk(risk) and not per_query(risk) and i < k:
-            by_label[:] = np.nan
+        if applies_risk(risk) and not per_query(risk) and i < k:  # i's and each label's
+            for label in range(by_label.size):  # below k (marked, not NaN)
+                if label != label_i and not np.isnan(by_label[label]):
+                    by_label[label] = pair_multiplier(risk, q, _beyond_k_change(
+                        const, q, label, label_i, discount_i, upper, cumulative[depth]),
+                        label > label_i)
         for j in range(i + 1, cnt):
             at_j = np.uint64(j)  # unsigned: no test for a negative index (BENCHMARKS.md)
             label_j = lab[at_j]
@@ -551,49 +589,34 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
             i_upper = label_i > label_j  # i is the pair's more relevant document
             delta_score = score_i - sco[at_j] if i_upper else sco[at_j] - score_i
             delta_gain = gain_i - gains[at_j] if i_upper else gains[at_j] - gain_i
-            if target_err:
-                err_change = _err_swap_change(upper, stop[label_j], cumulative[min(j, depth)],
-                                              reach_weight[at_j] if j < depth else 0.0, j < depth)
-                delta = abs(err_change)
-            else:
-                err_change = 0.0
-                delta = delta_gain * abs(discount_i - discounts[at_j]) * inv
+            err_change = (_err_swap_change(upper, stop[label_j], cumulative[min(j, depth)],
+                                           reach_weight[at_j] if j < depth else 0.0, j < depth)
+                          if target_err else 0.0)
+            delta = (abs(err_change) if target_err
+                     else delta_gain * abs(discount_i - discounts[at_j]) * inv)
             risky = delta
-            if applies_risk(risk):  # the multiplier: shared, cached or the pair's own
-                misordered = not i_upper
-                if per_query(risk):
-                    mult = query_mult
-                elif i >= k:
-                    mult = beyond_misordered if misordered else beyond_ordered
+            if applies_risk(risk):  # the multiplier: the query's, the pair's own or the table's
+                if per_query(risk) or i >= k:
+                    mult = beyond_ordered if i_upper else beyond_misordered
                 elif j < k:
                     mult = pair_multiplier(risk, q, _target_change(
                         target_err, err_change, gains[at_j] - gain_i, discount_i,
-                        discounts[at_j], inv_idcg_k), misordered)
-                else:  # D(j) = 0: ΔM reads only i and l_j, its multiplier taken once per i
-                    if np.isnan(by_label[label_j]):
-                        by_label[label_j] = pair_multiplier(risk, q, _target_change(
-                            target_err, err_change, gains[at_j] - gain_i, discount_i, 0.0,
-                            inv_idcg_k), misordered)
+                        discounts[at_j], const.inv_ideal_dcg_at_k[q]), not i_upper)
+                else:
                     mult = by_label[label_j]
                 risky = delta * mult
             if use_norm:
                 distance = SCORE_EPS + abs(delta_score)
                 delta /= distance
                 risky = risky / distance if applies_risk(risk) else delta
-            rho = _rho(const, delta_score)
-            p_lambda = rho * (-sigmoid * risky)
-            p_hessian = rho * (1.0 - rho) * (sigmoid * sigmoid * risky)
-            # the upper document gains λ, the lower loses it: x - λ is x + (-λ), bit for bit
-            lambda32 = np.float32(p_lambda) if i_upper else -np.float32(p_lambda)
-            hessian32 = np.float32(p_hessian)
+            lambda32, hessian32, counted = _pair_lambda(_rho(const, delta_score), const.sigmoid,
+                                                        risky, delta, i_upper,
+                                                        const.norm_includes_risk)
             grad_i += lambda32
             grad[at_j] -= lambda32
             hess_i += hessian32
             hess[at_j] += hessian32
-            if const.norm_includes_risk:
-                sum_lambdas -= 2.0 * p_lambda
-            else:
-                sum_lambdas -= 2.0 * (rho * (-sigmoid * delta))
+            sum_lambdas -= 2.0 * counted
         grad[i], hess[i] = grad_i, hess_i
     if const.norm:
         _normalise(grad, hess, sum_lambdas)
@@ -625,7 +648,7 @@ def _with_globals(function, **replaced):
 
 def _uncached_kernel(multiplier):
     """The pair kernel compiled in memory with ``multiplier`` called for every pair (and for the
-    multipliers a query shares)."""
+    multipliers a query or an upper position shares)."""
     shared = nb.njit(inline="always")(_with_globals(_query_multipliers.py_func,
                                                     pair_multiplier=multiplier))
     query_lambdas = nb.njit(_with_globals(_query_lambdas.py_func, pair_multiplier=multiplier,
