@@ -449,9 +449,9 @@ def err_at_k_of_order(order, offsets, labels, stop_probability, k):
 # swap change slowed the ERR target's loop, and handed the risk state, a helper choosing each
 # pair's multiplier slowed every risk objective several times over (BENCHMARKS.md). The risk
 # state is therefore handed only to the query's helper (:func:`_query_multipliers`); a helper
-# handed it per upper position slowed short queries' risk objectives by up to a quarter, so the
-# multipliers by label and the choice of each pair's (the query's, its own or its label's) stay
-# in the loop.
+# handed it per upper position slowed the risk objectives on short queries (BENCHMARKS.md), so
+# the multipliers by label and the choice of each pair's (the query's, its own or its label's)
+# stay in the loop.
 
 @nb.njit(cache=True, inline="always")
 def _query_multipliers(by_label, risk, q, lab, k):
