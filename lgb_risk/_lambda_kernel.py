@@ -29,7 +29,7 @@ computed as LightGBM computes them. The built-in multipliers are inlined into
 :func:`_builtin_multiplier`, which the pair loop calls out of line, for the pairs within the
 top k and, for the pairs reaching below it, once per upper position within k and label of the
 query: inlining it at every call site, or tabulating every position's multipliers before the
-pair loop, both measured slower or slower to compile (``BENCHMARKS.md``).
+pair loop, cost more run or compile time than they saved (``BENCHMARKS.md``).
 
 The built-in multipliers live in this file on purpose: numba's on-disk cache notices edits only
 in the file of the function it caches (the kernel). A multiplier registered from any other module
@@ -575,8 +575,8 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
         grad_i, hess_i = grad[i], hess[i]
         upper = ((stop[label_i], reach_weight[i], const.inv_continue[label_i], cumulative[i + 1])
                  if target_err else (0.0, 0.0, 0.0, 0.0))
-        if applies_risk(risk) and not per_query(risk) and i < k:  # i's and each label's
-            for label in range(by_label.size):  # below k (marked, not NaN)
+        if applies_risk(risk) and not per_query(risk) and i < k:  # i's, per label below k
+            for label in range(by_label.size):  # (NaN: a label not found there)
                 if label != label_i and not np.isnan(by_label[label]):
                     by_label[label] = pair_multiplier(risk, q, _beyond_k_change(
                         const, q, label, label_i, discount_i, upper, cumulative[depth]),
