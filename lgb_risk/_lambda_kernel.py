@@ -451,7 +451,9 @@ def err_at_k_of_order(order, offsets, labels, stop_probability, k):
 # state is therefore handed only to the query's helper (:func:`_query_multipliers`); a helper
 # handed it per upper position slowed the risk objectives on short queries (BENCHMARKS.md), so
 # the multipliers by label and the choice of each pair's (the query's, its own or its label's)
-# stay in the loop.
+# stay in the loop. Taking every multiplier in the query's helper, the loop then only choosing
+# from a table, keeps the bits but takes the ΔM of each pair within k twice (for its multiplier
+# and for its λ), which slowed U-CRO on short queries (BENCHMARKS.md).
 
 @nb.njit(cache=True, inline="always")
 def _query_multipliers(by_label, risk, q, lab, k):

@@ -243,10 +243,10 @@ def _dcg_at_k_of_order(order, offsets, labels, gain_table, discounts, k, out):
 
 def dcg_at_k_of_order(order, offsets, labels, gain_table, discounts, k):
     """DCG@k of each query ranked by ``order`` (flat, as :func:`rank_by_score` returns); only
-    each query's first k documents are read (serial: k values a query take microseconds, and a
-    parallel loop's compilation a second). The arrays this and :func:`dcg_of_top` return are
-    made here, outside the compiled loops: numpy's ``zeros`` compiled there would cost 0.1 s
-    more with an empty cache."""
+    each query's first k documents are read (serial: a query's k values are little work, and a
+    parallel loop lengthens the compilation). The arrays this and :func:`dcg_of_top` return are
+    made here, outside the compiled loops: numpy's ``zeros`` compiled there would lengthen the
+    first compilation (BENCHMARKS.md)."""
     out = np.zeros(offsets.size - 1)
     _dcg_at_k_of_order(order, offsets, labels, gain_table, discounts, k, out)
     return out

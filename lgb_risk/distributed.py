@@ -14,10 +14,11 @@ stopping works the same way: each rank evaluates its part of the validation set 
 the per-query values are gathered, and every rank computes the same mean or risk measure, so
 every rank stops at the same iteration.
 
-Transport: a Dask actor (``_Rendezvous``) on one of the workers. Each rank makes one call per
-all-gather, which returns when every rank has contributed (an ``asyncio.Event`` per round on the
-actor's event loop, so waiting ranks hold no thread of it); a rank that fails aborts the actor,
-which wakes the waiting ranks at once. Ranks also report each finished iteration to it, so the
+Transport: a Dask actor on one of the workers (``Rendezvous``; it and each rank's side of the
+training are in :mod:`lgb_risk._dask_rank`). Each rank makes one call per all-gather, which
+returns when every rank has contributed (an ``asyncio.Event`` per round on the actor's event
+loop, so waiting ranks hold no thread of it); a rank that fails aborts the actor, which wakes
+the waiting ranks at once. Ranks also report each finished iteration to it, so the
 caller notices a rank that stops making progress. ``distributed.Variable`` would need every rank
 to read every other rank's value (n² round trips per iteration) and offers no wake-up on failure.
 
@@ -41,18 +42,24 @@ Against a running cluster (``dask scheduler``; ``dask worker ADDRESS`` on each m
 
 from __future__ import annotations
 
-import asyncio
-import math
 import os
-import socket
 import sys
 import threading
 import time
 from contextlib import ExitStack
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lgb_risk._dask_rank import (
+    RankFailed,
+    RankJob,
+    Rendezvous,
+    Shard,
+    rank_task,
+    release_ports,
+    reserve_port,
+)
 from lgb_risk._progress import Bar, on_terminal
 from lgb_risk._segments import offsets_from_group
 from lgb_risk._validation import check_group, check_whole_number
@@ -72,10 +79,6 @@ _SET_BY_TRAIN = {
     ("objective", "objective_type", "app", "application", "loss"):
         "the objective, which is given as objective=",
 }
-
-
-class RankFailed(RuntimeError):
-    """A rank stopped because another rank failed (the other rank's error is the cause)."""
 
 
 def shard_bounds(group: ArrayLike, n_shards: int) -> np.ndarray:
@@ -102,271 +105,14 @@ def shard_bounds(group: ArrayLike, n_shards: int) -> np.ndarray:
     return np.array(bounds)
 
 
-class _Shard(NamedTuple):
-    """One rank's part of a query-grouped set: whole queries, contiguous in the set."""
-
-    X: object
-    y: np.ndarray
-    group: np.ndarray
-    queries: np.ndarray  # positions of its queries in the whole set
-
-
-def _split(X, y, group, bounds) -> list[_Shard]:
+def _split(X, y, group, bounds) -> list[Shard]:
     offsets = offsets_from_group(group)
-    return [_Shard(X[offsets[a]:offsets[b]], y[offsets[a]:offsets[b]], group[a:b],
+    return [Shard(X[offsets[a]:offsets[b]], y[offsets[a]:offsets[b]], group[a:b],
                    np.arange(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 # ----------------------------------------------------------------------------------------------
-# The rendezvous actor and each rank's side of it
-
-class _Rendezvous:
-    """All-gathers among ``n_ranks`` ranks (a Dask actor; its coroutines run on the event loop
-    of the worker holding it)."""
-
-    def __init__(self, n_ranks: int):
-        self.n_ranks = n_ranks
-        self.rounds: dict = {}
-        self.error: str | None = None
-        self.heard: dict = {}  # rank -> monotonic time of its last all-gather or finished iteration
-        self.done: dict = {}  # rank -> iterations finished
-        self.started = time.monotonic()
-
-    def _round(self, number):
-        if number not in self.rounds:
-            self.rounds[number] = {"parts": {}, "event": asyncio.Event(), "taken": 0}
-        return self.rounds[number]
-
-    async def allgather(self, number: int, rank: int, what: str, payload, flag: bool):
-        """Every rank's ``(payload, flag)`` of round ``number``, in rank order; ``what`` names
-        the round's purpose, which must be the same on every rank."""
-        if self.error is not None:
-            raise RankFailed(self.error)
-        entry = self._round(number)
-        entry.setdefault("what", what)
-        if entry["what"] != what:
-            await self.abort(f"the ranks are out of step at all-gather {number}: rank {rank} "
-                             f"gathers {what}, another rank {entry['what']}")
-            raise RankFailed(self.error)
-        entry["parts"][rank] = (payload, flag)
-        self.heard[rank] = time.monotonic()
-        if len(entry["parts"]) == self.n_ranks:
-            entry["event"].set()
-        await entry["event"].wait()
-        if self.error is not None:
-            raise RankFailed(self.error)
-        parts = [entry["parts"][r] for r in range(self.n_ranks)]
-        entry["taken"] += 1
-        if entry["taken"] == self.n_ranks:
-            del self.rounds[number]
-        return parts
-
-    async def iteration_done(self, rank: int, iterations: int) -> str | None:
-        """Note a rank's finished iteration; the error that stopped the call, if any (the
-        rank then stops)."""
-        self.heard[rank] = time.monotonic()
-        self.done[rank] = iterations
-        return self.error
-
-    async def iterations(self) -> dict:
-        """Each rank's iterations finished, as last reported."""
-        return dict(self.done)
-
-    async def abort(self, message: str) -> None:
-        """Fail every waiting and later all-gather with ``message``."""
-        if self.error is None:
-            self.error = message
-        for entry in self.rounds.values():
-            entry["event"].set()
-
-    async def quiet_ranks(self, seconds: float, ranks) -> list:
-        """The given ranks not heard from (all-gather or finished iteration) for ``seconds``."""
-        now = time.monotonic()
-        return [r for r in ranks if now - self.heard.get(r, self.started) > seconds]
-
-
-class _Collective:
-    """A rank's all-gathers, numbered in the order every rank makes them."""
-
-    def __init__(self, rendezvous, rank: int, workers: list, timeout: float):
-        self.rendezvous = rendezvous
-        self.rank = rank
-        self.workers = workers
-        self.timeout = timeout
-        self.rounds = 0
-        self.seconds = 0.0
-
-    def __deepcopy__(self, memo):
-        return self  # a connection, shared by the copies LightGBM makes of the objective
-
-    def allgather(self, what: str, payload: np.ndarray,
-                  flag: bool = True) -> tuple[np.ndarray, bool]:
-        """The ranks' payloads concatenated in rank order, and whether every flag is true."""
-        self.rounds += 1
-        start = time.perf_counter()
-        try:
-            parts = self.rendezvous.allgather(self.rounds, self.rank, what, payload,
-                                              bool(flag)).result(timeout=self.timeout)
-        except TimeoutError:
-            raise TimeoutError(
-                f"rank {self.rank} waited {self.timeout:g} s at all-gather {self.rounds} for the "
-                f"other ranks (workers {', '.join(self.workers)}); one of them is dead or hung"
-            ) from None
-        self.seconds += time.perf_counter() - start
-        return np.concatenate([p for p, _ in parts]), all(f for _, f in parts)
-
-
-class _ObjectiveShard:
-    """What an objective needs on one rank (``LambdaMART.shard``): its training queries'
-    positions in the whole training set, their count, and the all-gather."""
-
-    def __init__(self, collective: _Collective, queries: np.ndarray, n_queries: int):
-        self.collective = collective
-        self.queries = queries
-        self.n_queries = n_queries
-
-    def gather(self, model_values, initial):
-        return self.collective.allgather("the training NDCG", model_values, initial)
-
-
-class _FevalShard:
-    def __init__(self, collective: _Collective, name: str):
-        self.collective = collective
-        self.name = name
-
-    def gather(self, values):
-        return self.collective.allgather(self.name, np.asarray(values, dtype=np.float64))[0]
-
-
-#: Listening sockets that hold each rank's network port from the moment the caller learns it
-#: until the rank's LightGBM binds it (keyed by the call's reservation key), in each worker.
-_HELD_PORTS: dict[str, socket.socket] = {}
-
-
-def _reserve_port(key: str) -> int:
-    """Bind a free port on this worker and keep it bound until :func:`_release_port`: a port
-    found free and let go at once can be taken by another process before LightGBM binds it
-    (the race LightGBM's own Dask module closed, its issue #5865)."""
-    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    held.bind(("", 0))
-    _HELD_PORTS[key] = held
-    return held.getsockname()[1]
-
-
-def _release_port(key: str) -> None:
-    """Let go of a port held by :func:`_reserve_port` (nothing if it is not held)."""
-    held = _HELD_PORTS.pop(key, None)
-    if held is not None:
-        held.close()
-
-
-def _release_ports(client, workers, key: str, timeout: float = 5.0) -> None:
-    """Best effort, on the workers still alive and for at most ``timeout`` seconds: let go of
-    the ports held for a call whose ranks did not all start (a rank that ran let go of its
-    own)."""
-    from distributed import wait
-
-    try:
-        alive = set(client.scheduler_info()["workers"])
-        wait([client.submit(_release_port, key, workers=[w], pure=False,
-                            allow_other_workers=False) for w in workers if w in alive],
-             timeout=timeout)
-    except Exception:  # a lost worker or scheduler holds nothing of ours any more
-        pass
-
-
-class _RankJob(NamedTuple):
-    """What every rank of one ``train`` call is given, besides its data."""
-
-    workers: list  # worker addresses, by rank
-    machines: str  # LightGBM's ``machines``: host:port of every rank
-    port_key: str  # the key under which each worker holds its rank's port
-    params: dict
-    n_queries: int  # training queries in all
-    objective: Any
-    fevals: list
-    rendezvous: Any  # the _Rendezvous actor
-    num_boost_round: int
-    early_stopping_rounds: int | None
-    timeout: float
-
-
-def _rank_task(job: _RankJob, rank: int, shard: _Shard, valid: _Shard | None):
-    """One rank: ``lightgbm.train`` on its shard within LightGBM's network. Returns the model
-    (rank 0) and this rank's timings."""
-    import lightgbm as lgb
-    import numba
-    from distributed import get_worker
-
-    collective = _Collective(job.rendezvous, rank, job.workers, job.timeout)
-    started = time.perf_counter()
-    progress: dict[str, Any] = {"booster": None, "iterations": 0, "first_done": None}
-
-    def report_iteration(env):
-        if progress["booster"] is None:
-            progress.update(booster=env.model, first_done=time.perf_counter())
-        progress["iterations"] = env.iteration + 1
-        beat = progress.get("beat")  # the last heartbeat's answer, read without waiting
-        if beat is not None and beat.done() and beat.result() is not None:
-            raise RankFailed(beat.result())  # the call was stopped: stop training here too
-        progress["beat"] = job.rendezvous.iteration_done(rank, env.iteration + 1)
-
-    try:
-        threads = int(job.params.get("num_threads", 0)) or get_worker().state.nthreads
-        numba.set_num_threads(min(numba.config.NUMBA_NUM_THREADS,  # type: ignore[attr-defined]
-                                  threads))
-        rank_params = {**job.params, "num_threads": threads, "metric": "None"}
-        if not {"verbose", "verbosity"} & set(job.params):
-            rank_params["verbosity"] = -1  # each rank's network set-up is not the user's news
-        # LightGBM's log level is global and set by parsing parameters, which its network
-        # set-up (and its messages) precedes: a one-row Dataset sets it first.
-        verbosity = rank_params.get("verbosity", rank_params.get("verbose"))
-        lgb.Dataset(np.zeros((1, 1)), params={"verbosity": verbosity}).construct()
-        if len(job.workers) > 1:
-            port = int(job.machines.split(",")[rank].rsplit(":")[1])
-            rank_params.update(tree_learner="data", num_machines=len(job.workers),
-                               machines=job.machines, local_listen_port=port,
-                               time_out=max(1, math.ceil(job.timeout / 60)))
-        objective = job.objective
-        if not isinstance(objective, str):
-            objective.shard = _ObjectiveShard(collective, shard.queries, job.n_queries)
-        rank_params["objective"] = objective
-        train_set = lgb.Dataset(shard.X, shard.y, group=shard.group)
-        valid_sets = []
-        if valid is not None:
-            valid_sets = [lgb.Dataset(valid.X, valid.y, group=valid.group, reference=train_set)]
-        for feval in job.fevals:
-            feval.shard = _FevalShard(collective, f"validation {feval.name}")
-        callbacks = [report_iteration]
-        if job.early_stopping_rounds:
-            callbacks.append(lgb.early_stopping(job.early_stopping_rounds, verbose=False))
-        _release_port(job.port_key)  # LightGBM binds it as training starts
-        booster = lgb.train(rank_params, train_set, job.num_boost_round, valid_sets=valid_sets,
-                            valid_names=["valid"][:len(valid_sets)], feval=job.fevals or None,
-                            callbacks=callbacks)
-        ended = time.perf_counter()
-        iterations, first_done = progress["iterations"], progress["first_done"]
-        return {"model": booster.model_to_string() if rank == 0 else None,
-                "best_iteration": booster.best_iteration,
-                "best_score": {name: dict(scores) for name, scores in
-                               booster.best_score.items()},
-                "iterations": iterations, "seconds": ended - started,
-                "seconds_per_iteration": ((ended - first_done) / (iterations - 1)
-                                          if iterations > 1 else float("nan")),
-                "gather_seconds": collective.seconds, "gathers": collective.rounds}
-    except BaseException as error:
-        if not isinstance(error, RankFailed):
-            job.rendezvous.abort(f"rank {rank} on {job.workers[rank]} failed: "
-                                 f"{type(error).__name__}: {error}")
-        raise
-    finally:
-        _release_port(job.port_key)
-        if progress["booster"] is not None and len(job.workers) > 1:
-            progress["booster"].free_network()
-
-
-# ----------------------------------------------------------------------------------------------
-# The caller's side
+# The caller's side (each rank's is in lgb_risk._dask_rank)
 
 def _check_fevals(feval) -> list:
     from lgb_risk.feval import _Feval
@@ -661,7 +407,7 @@ def _held_machines(client, workers, key: str, timeout: float) -> str:
     its rank just before LightGBM binds it); refused if two ranks got the same host:port."""
     hosts = [w.split("://")[-1].rsplit(":", 1)[0] for w in workers]
     ports = _within(timeout, "reserving its network port", workers, [
-        client.submit(_reserve_port, key, workers=[w], pure=False, allow_other_workers=False)
+        client.submit(reserve_port, key, workers=[w], pure=False, allow_other_workers=False)
         for w in workers])
     machines = [f"{h}:{p}" for h, p in zip(hosts, ports)]
     repeated = sorted({m for m in machines if machines.count(m) > 1})
@@ -680,11 +426,11 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
     try:
         machines = _held_machines(client, workers, port_key, timeout)
     except BaseException:
-        _release_ports(client, workers, port_key)
+        release_ports(client, workers, port_key)
         raise
     # The actor lives as long as its future; its handle must belong to this client, not to
     # whichever client the process made last (Dask binds a handle to the current client).
-    actor = client.submit(_Rendezvous, len(workers), actor=True, workers=[workers[0]],
+    actor = client.submit(Rendezvous, len(workers), actor=True, workers=[workers[0]],
                           allow_other_workers=False, pure=False)
     with client.as_current():
         rendezvous = _within(timeout, "starting the ranks' rendezvous", workers[:1], [actor])[0]
@@ -697,11 +443,11 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
         except TimeoutError:
             raise _no_answer(worker, timeout, "receiving its shard") from None
 
-    job = _RankJob(workers=workers, machines=machines, port_key=port_key, params=params,
+    job = RankJob(workers=workers, machines=machines, port_key=port_key, params=params,
                    n_queries=n_queries, objective=objective, fevals=fevals,
                    rendezvous=rendezvous, num_boost_round=num_boost_round,
                    early_stopping_rounds=early_stopping_rounds, timeout=timeout)
-    futures = [client.submit(_rank_task, job, rank, placed(shards[rank], w),
+    futures = [client.submit(rank_task, job, rank, placed(shards[rank], w),
                              placed(valid_shards[rank], w), workers=[w],
                              allow_other_workers=False, pure=False,
                              key=f"lgb_risk-rank-{rank}-{time.time_ns()}")
@@ -770,7 +516,7 @@ def _train_on(client, workers, params, shards, n_queries, valid_shards, objectiv
         release = threading.Timer(timeout + 60.0, _cancel_quietly, (client, actor))
         release.daemon = True
         release.start()
-        _release_ports(client, workers, port_key)
+        release_ports(client, workers, port_key)
         raise
     results = client.gather(futures)
     client.cancel([actor])

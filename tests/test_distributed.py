@@ -17,7 +17,7 @@ lgb = pytest.importorskip("lightgbm")
 
 from distributed import Client, LocalCluster  # noqa: E402
 
-from lgb_risk import TSARO, GeoRisk, LambdaMART, TStarFARO, distributed  # noqa: E402
+from lgb_risk import TSARO, GeoRisk, LambdaMART, TStarFARO, _dask_rank, distributed  # noqa: E402
 from lgb_risk.feval import ndcg_feval, risk_feval  # noqa: E402
 from tests import distributed_objectives as helpers  # noqa: E402
 
@@ -279,17 +279,17 @@ def test_each_ranks_port_stays_bound_until_its_rank_takes_it():
     import errno
     import socket
 
-    port = distributed._reserve_port("test-key")
+    port = _dask_rank.reserve_port("test-key")
     try:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as other:
             with pytest.raises(OSError) as taken:
                 other.bind(("", port))
             assert taken.value.errno == errno.EADDRINUSE
     finally:
-        distributed._release_port("test-key")
+        _dask_rank.release_port("test-key")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as other:
         other.bind(("", port))  # free once released
-    distributed._release_port("test-key")  # releasing twice is harmless
+    _dask_rank.release_port("test-key")  # releasing twice is harmless
 
 
 def test_two_ranks_given_the_same_address_are_refused():
