@@ -14,8 +14,8 @@ into an add, and each sum runs over the rows in their order, whatever the CPU an
 width. Tests check every function against a plain Python loop, bit for bit, and against
 scikit-learn to rounding.
 
-Cost: these loops are slower than BLAS, the price of the same bits on every CPU; what that
-costs at MQ2008's and at MSLR-WEB30K's sizes is in BENCHMARKS.md.
+Cost: these loops give up BLAS's blocked, vectorised sums, the price of the same bits on every
+CPU; what that costs at MQ2008's and at MSLR-WEB30K's sizes is in BENCHMARKS.md.
 
 What can still change a number between machines: the C library's ``exp`` and ``log`` (glibc
 selects FMA variants on CPUs with FMA; used by :func:`logistic_regression` and, outside this

@@ -170,7 +170,7 @@ def per_topic_frame(results: dict, measure: str) -> pd.DataFrame:
 
 
 def _per_topic_matrix(results: dict, measure: str) -> np.ndarray:
-    """Runs × topics values of one measure (topics in natural order); every run must cover the
+    """The runs-by-topics values of one measure (topics in natural order); every run must cover the
     same topics."""
     topic_sets = {name: set(r.topics) for name, r in results.items()}
     union = set().union(*topic_sets.values())
