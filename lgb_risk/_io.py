@@ -10,12 +10,16 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 #: Suffix of this library's temporary files: what a killed write may leave behind.
 TEMPORARY = ".lgb_risk.tmp"
 
 
-def atomic_write(target, write) -> None:
+def atomic_write(target: str | os.PathLike, write: Callable[[str], Any]) -> None:
     """Call ``write(tmp_path)`` on a temporary file beside ``target``, then rename it over.
 
     On any error the temporary file is removed and ``target`` is left as it was. A ``target``
@@ -66,7 +70,7 @@ def _remove(tmp) -> None:
         os.unlink(tmp)
 
 
-def atomic_write_text(target, text: str) -> None:
+def atomic_write_text(target: str | os.PathLike, text: str) -> None:
     """Write ``text`` (UTF-8) to ``target`` whole or not at all (:func:`atomic_write`)."""
     atomic_write(target, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from lgb_risk._text import field_lines, text_lines
 
+__all__ = ["LetorData", "load_letor"]
 
 @dataclass(frozen=True)
 class LetorData:

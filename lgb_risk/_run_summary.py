@@ -13,12 +13,15 @@ import numpy as np
 
 from lgb_risk import measures as registry
 from lgb_risk._validation import check_choice
-from lgb_risk.risk import risk_rows
+from lgb_risk.risk import DEFAULT_ALPHAS, risk_rows
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     import pandas as pd
+
+__all__ = ["RunSummary", "summary_table", "per_topic_table", "per_topic_frame",
+           "risk_measures_of", "natural_topic_order"]
 
 
 def natural_topic_order(topics: Iterable[str]) -> list[str]:
@@ -28,10 +31,6 @@ def natural_topic_order(topics: Iterable[str]) -> list[str]:
     ['9', '10', 'a', 'b']
     """
     return sorted(set(topics), key=lambda t: (0, int(t), "") if t.isdigit() else (1, 0, t))
-
-
-#: The evaluation α of a summary by default, the command line's as the API's.
-DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
 
 
 class RunSummary:
@@ -198,7 +197,7 @@ def risk_measures_of(measure: str) -> bool:
 
 
 def summary_table(results: dict, measures: Sequence[str], *,
-                  alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0), baseline: str | None = None,
+                  alphas: Sequence[float] = DEFAULT_ALPHAS, baseline: str | None = None,
                   layout: str = "wide", correction: str | None = None,
                   loss_fraction: float = 0.2, test: str = "t") -> dict:
     """Means and, with two runs or more, every risk measure of every run for every measure

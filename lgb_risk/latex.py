@@ -24,7 +24,8 @@ from lgb_risk._validation import check_choice
 from lgb_risk.risk import TESTS
 from lgb_risk.significance import CORRECTIONS
 
-__all__ = ["latex_table", "summary_latex", "escape", "measures_named", "column_header", "BETTER"]
+__all__ = ["latex_table", "summary_latex", "escape", "measures_named", "column_header", "BETTER",
+           "estimated_width"]
 
 #: The direction in which a column's values are better (columns absent are never bolded:
 #: counts of topics, p-values, ties). A measure's own column (``ndcg@20``) is higher-better.

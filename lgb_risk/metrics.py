@@ -40,23 +40,38 @@ References: [AE] (ERR as its Eq. 2), [UE] (Eqs. 4-7); :mod:`lgb_risk.references`
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from lgb_risk import _measure_input as inputs
+from lgb_risk._binary_measures import (
+    average_precision,
+    bpref,
+    expected_sum_precision,
+    precision,
+    r_precision,
+    rank_biased_precision,
+    rbp_weights,
+    recall,
+    reciprocal_rank,
+    success,
+    sum_precision,
+)
 from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
-from lgb_risk._validation import check_choice, check_group, check_k, check_labels, check_scores
+from lgb_risk._validation import check_choice, check_group, check_k, check_labels
 from lgb_risk.conventions import resolve
 
 if TYPE_CHECKING:
     from lgb_risk._typing import ArrayLike, ConventionLike
 
 __all__ = [
-    "dcg", "ideal_dcg", "ndcg", "err", "average_precision", "sum_precision", "precision",
-    "recall", "reciprocal_rank", "r_precision",
-    "expected_dcg", "expected_sum_precision", "ue_normalise", "gains",
+    "dcg", "ideal_dcg", "ndcg", "err", "expected_dcg", "ue_normalise", "gains",
+    "dcg_of_ranking", "stopping_probabilities",
+    # measures of binary relevance (lgb_risk._binary_measures)
+    "precision", "recall", "reciprocal_rank", "rank_biased_precision", "rbp_weights", "success",
+    "bpref", "r_precision", "average_precision", "sum_precision", "expected_sum_precision",
 ]
-
 
 
 def gains(labels: np.ndarray, label_gain: str | ArrayLike | None = None) -> np.ndarray:
@@ -125,8 +140,8 @@ def _discounts(length: int, discount: str = "log2") -> np.ndarray:
     return table[:length]
 
 
-def dcg_of_ranking(ranked_gains, positions, query_index, n_queries, k,
-                   discount="log2") -> np.ndarray:
+def dcg_of_ranking(ranked_gains: np.ndarray, positions: np.ndarray, query_index: np.ndarray,
+                   n_queries: int, k: int | None, discount: str = "log2") -> np.ndarray:
     """DCG@k per query from gains already in ranked order (the shared DCG kernel).
 
     ``ranked_gains[i]`` is the gain of the document at 0-based ``positions[i]`` of query
@@ -139,56 +154,18 @@ def dcg_of_ranking(ranked_gains, positions, query_index, n_queries, k,
     return np.bincount(query_index[keep], weights=w, minlength=n_queries)
 
 
-def _validated(labels, scores, group, k, conv) -> tuple[np.ndarray, np.ndarray | None,
-                                                        np.ndarray, np.ndarray, int | None]:
-    """Validate the common inputs; return labels, scores, group, offsets, k.
-
-    Scores are rounded to float32 where the convention keeps them in single precision;
-    ``scores=None`` (lists already in rank order) is passed through.
-    """
-    y = check_labels(labels)
-    g = check_group(group, y.size)
-    s = None if scores is None else check_scores(scores, y.size)
-    if s is not None and conv.score_dtype == "float32":
-        s = s.astype(np.float32).astype(np.float64)
-    k = check_k(k)
-    return y, s, g, offsets_from_group(g), k
 
 
-def _kernels():
-    """The numba sorting kernels (:mod:`lgb_risk._ranking`), loaded on first need."""
-    from lgb_risk import _ranking
-
-    return _ranking
 
 
-def _rank(y, s, off, ties):
-    """Flat permutation putting every query in rank order (identity for ranked lists)."""
-    if s is None:
-        return np.arange(y.size)
-    return _kernels().rank_by_score(s, y, off, ties)
 
 
-def _prepare(labels, scores, group, k, conv):
-    """Validate the common inputs; return labels, scores, group, offsets, k, position order."""
-    y, s, g, off, k = _validated(labels, scores, group, k, conv)
-    return y, s, g, off, k, _rank(y, s, off, conv.ties)
 
 
-#: Cut-offs up to this use the per-query top-k selection instead of a full sort.
-TOP_K_LIMIT = 128
 
 
-def _selects_top_k(s, k, ties) -> bool:
-    """Whether the per-query top-k selection serves (scores to rank, stable ties, a small
-    cut-off): no full sort."""
-    return s is not None and ties == "stable" and k is not None and k <= TOP_K_LIMIT
 
 
-def _cutoff(k, group):
-    """Number of ranked positions that matter: k, or the longest query when k is None."""
-    longest = int(group.max())
-    return longest if k is None else min(k, longest)
 
 
 def _average_discount(s_sorted, pos, group, k, discount):
@@ -196,7 +173,7 @@ def _average_discount(s_sorted, pos, group, k, discount):
 
     Every block of equal scores gets the mean of its positions' discounts (0 beyond k).
     """
-    disc = np.where(pos < _cutoff(k, group), _discounts(int(group.max()), discount)[pos], 0.0)
+    disc = np.where(pos < inputs.cutoff(k, group), _discounts(int(group.max()), discount)[pos], 0.0)
     new_block = np.ones(pos.size, dtype=bool)
     new_block[1:] = (s_sorted[1:] != s_sorted[:-1]) | (pos[1:] == 0)
     block = np.cumsum(new_block) - 1
@@ -204,18 +181,16 @@ def _average_discount(s_sorted, pos, group, k, discount):
     return mean[block]
 
 
-def _empty_value(empty):
-    return {"zero": 0.0, "one": 1.0, "skip": np.nan}[empty]
 
 
 def _dcg(y, s, g, off, k, conv):
     """DCG@k of validated inputs under a resolved convention."""
-    if _selects_top_k(s, k, conv.ties):
-        kernels = _kernels()
+    if inputs.selects_top_k(s, k, conv.ties):
+        kernels = inputs.kernels()
         return kernels.dcg_of_top(kernels.top_k_by_score(s, off, k),
                                   *_gain_lookup(y, conv.label_gain), _discounts(k, conv.discount))
     gain_of_document = gains(y, conv.label_gain)
-    order = _rank(y, s, off, conv.ties)
+    order = inputs.ranked_order(y, s, off, conv.ties)
     pos = positions_in_query(g)
     qid = query_of_document(g)
     if conv.ties != "average" or s is None:
@@ -226,8 +201,8 @@ def _dcg(y, s, g, off, k, conv):
 
 def _ideal_dcg(y, g, off, k, conv):
     """IDCG@k of validated labels under a resolved convention."""
-    kernels = _kernels()
-    if k is not None and k <= TOP_K_LIMIT:
+    kernels = inputs.kernels()
+    if k is not None and k <= inputs.TOP_K_LIMIT:
         return kernels.dcg_of_top(kernels.top_k_by_label(y, off, k),
                                   *_gain_lookup(y, conv.label_gain), _discounts(k, conv.discount))
     gain_of_document = gains(y, conv.label_gain)
@@ -268,7 +243,7 @@ def dcg(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | 
     [2.5]
     """
     conv = resolve(convention, ties=ties, label_gain=label_gain, discount=discount)
-    return _dcg(*_validated(labels, scores, group, k, conv), conv)
+    return _dcg(*inputs.validated(labels, scores, group, k, conv), conv)
 
 
 def ideal_dcg(labels: ArrayLike, group: ArrayLike, k: int | None = 10, *,
@@ -314,10 +289,10 @@ def ndcg(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int |
     """
     conv = resolve(convention, ties=ties, empty=empty, short=short, label_gain=label_gain,
                    discount=discount)
-    y, s, g, off, k = _validated(labels, scores, group, k, conv)
-    if ideal is None and k is not None and _selects_top_k(s, k, conv.ties):  # in one pass
-        num, den = _kernels().dcg_and_ideal_at_k(s, y, off, k, *_gain_lookup(y, conv.label_gain),
-                                                 _discounts(k, conv.discount))
+    y, s, g, off, k = inputs.validated(labels, scores, group, k, conv)
+    if ideal is None and k is not None and inputs.selects_top_k(s, k, conv.ties):  # in one pass
+        num, den = inputs.kernels().dcg_and_ideal_at_k(
+            s, y, off, k, *_gain_lookup(y, conv.label_gain), _discounts(k, conv.discount))
     elif ideal is None:
         num, den = _dcg(y, s, g, off, k, conv), _ideal_dcg(y, g, off, k, conv)
     else:
@@ -328,7 +303,7 @@ def ndcg(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int |
                 f"ideal must hold one finite, non-negative IDCG per query ({num.size}), "
                 f"got shape {den.shape}"
             )
-    out = _per_query_ratio(num, den, conv.empty)
+    out = inputs.per_query_ratio(num, den, conv.empty)
     if conv.short == "zero" and k is not None:
         out[g < k] = 0.0
     return out
@@ -360,21 +335,21 @@ def err(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | 
     if conv.ties == "average":
         raise ValueError("ties='average' is defined for DCG and NDCG only; use 'stable', "
                          "'pessimistic' or 'optimistic' for ERR")
-    y, s, g, off, k = _validated(labels, scores, group, k, conv)
+    y, s, g, off, k = inputs.validated(labels, scores, group, k, conv)
     if not isinstance(max_label, (int, np.integer)) or max_label < 1:
         raise ValueError(f"max_label must be a whole number >= 1, got {max_label!r}")
     over = np.flatnonzero(y > max_label)
     if over.size:
         raise ValueError(f"label {int(y[over[0]])} at position {int(over[0])} exceeds "
                          f"max_label={max_label}; pass the collection's highest grade")
-    width = _cutoff(k, g)
+    width = inputs.cutoff(k, g)
     # Dense (n_queries, width) matrix of stopping probabilities; absent positions stop with 0.
     stop_of_document = stopping_probabilities(max_label + 1, max_label)[y]
-    if _selects_top_k(s, k, conv.ties):
-        top = _kernels().top_k_by_score(s, off, k)[:, :width]
+    if inputs.selects_top_k(s, k, conv.ties):
+        top = inputs.kernels().top_k_by_score(s, off, k)[:, :width]
         stop = np.where(top >= 0, stop_of_document[top], 0.0)
     else:
-        order = _rank(y, s, off, conv.ties)
+        order = inputs.ranked_order(y, s, off, conv.ties)
         pos = positions_in_query(g)
         keep = pos < width
         stop = np.zeros((g.size, width))
@@ -384,250 +359,32 @@ def err(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | 
     return (stop * reach / np.arange(1, width + 1)).sum(axis=1)
 
 
-class _BinaryRanking(NamedTuple):
-    """Every ranked document at rank <= k, relevance binary (label >= the relevance level)."""
-
-    relevant: np.ndarray  # 1.0 or 0.0
-    precision: np.ndarray  # P@r at the document's rank r
-    query: np.ndarray  # query index
-    position: np.ndarray  # 0-based rank
-    n_queries: int
-    relevant_in_list: np.ndarray  # per query, over the whole list
-    group: np.ndarray
 
 
-def _precision_terms(labels, scores, group, k, conv) -> _BinaryRanking:
-    """Relevant indicator, P@r, query and position of every ranked document at rank <= k."""
-    if conv.ties == "average":
-        raise ValueError("ties='average' (the sklearn convention's) is defined for DCG and NDCG "
-                         "only; pass ties='stable', 'pessimistic' or 'optimistic'")
-    y, s, g, _, k, order = _prepare(labels, scores, group, k, conv)
-    relevant = y[order] >= conv.relevance_level
-    qid = query_of_document(g)
-    n_relevant = np.bincount(qid, weights=relevant, minlength=g.size)
-    pos = positions_in_query(g)
-    cutoff = _cutoff(k, g)
-    keep = pos < cutoff  # each query's first min(k, n_q) positions
-    rel, pos, qid = relevant[keep].astype(np.float64), pos[keep], qid[keep]
-    kept_group = np.minimum(g, cutoff)
-    hits = np.cumsum(rel)
-    query_start = offsets_from_group(kept_group)[:-1]
-    hits_before_query = np.repeat(np.concatenate(([0.0], hits))[query_start], kept_group)
-    precision = (hits - hits_before_query) / (pos + 1)
-    return _BinaryRanking(rel, precision, qid, pos, g.size, n_relevant, g)
 
 
-def _relevant_totals(in_list, n_relevant):
-    """R_q: the relevant documents counted in the ranking, or given per query (from qrels that
-    judge documents the ranking lacks)."""
-    if n_relevant is None:
-        return in_list
-    given = np.asarray(n_relevant, dtype=np.float64)
-    if given.shape != in_list.shape or np.any(given < in_list):
-        raise ValueError(f"n_relevant must give one count per query ({in_list.size}), each at "
-                         "least the number of relevant documents in the ranking")
-    return given
 
 
-def _per_query_ratio(numerator, denominator, empty):
-    out = np.full(numerator.size, _empty_value(empty))
-    some = denominator > 0
-    out[some] = numerator[some] / denominator[some]
-    return out
 
 
-def sum_precision(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | None = 10,
-                  *, convention: ConventionLike | None = None,
-                  ties: str | None = None) -> np.ndarray:
-    """SP@k = ``sum_{r <= k} P@r * rel_r`` with binary relevance (label > 0) ([UE] Eq. 4).
-
-    >>> sum_precision([1, 0, 2], [0.3, 0.2, 0.1], [3], k=3).tolist()
-    [1.6666666666666665]
-    """
-    t = _precision_terms(labels, scores, group, k, resolve(convention, ties=ties))
-    return np.bincount(t.query, weights=t.relevant * t.precision, minlength=t.n_queries)
 
 
-def precision(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | None = 10, *,
-              convention: ConventionLike | None = None, ties: str | None = None) -> np.ndarray:
-    """P@k = (relevant documents among the top k) / k, relevance binary (label > 0).
-
-    As trec_eval's ``P_k``, the denominator is k even for a list shorter than k; with
-    ``k=None``, the list's length.
-
-    >>> precision([1, 0, 2, 0], [0.9, 0.8, 0.7, 0.6], [4], k=2).tolist()
-    [0.5]
-    """
-    t = _precision_terms(labels, scores, group, k, resolve(convention, ties=ties))
-    hits = np.bincount(t.query, weights=t.relevant, minlength=t.n_queries)
-    return hits / (t.group if k is None else k)
 
 
-def recall(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | None = 10, *,
-           convention: ConventionLike | None = None, ties: str | None = None,
-           empty: str | None = None, n_relevant: ArrayLike | None = None) -> np.ndarray:
-    """Recall@k = (relevant documents among the top k) / R_q, relevance binary (label > 0).
-
-    R_q counts the query's relevant documents in ``labels``, or is given per query as
-    ``n_relevant`` (trec_eval's ``recall_k`` takes it from the qrels); ``empty`` gives the value
-    where R_q = 0.
-
-    >>> recall([1, 0, 2, 0], [0.9, 0.8, 0.7, 0.6], [4], k=2).tolist()
-    [0.5]
-    """
-    conv = resolve(convention, ties=ties, empty=empty)
-    t = _precision_terms(labels, scores, group, k, conv)
-    return _per_query_ratio(np.bincount(t.query, weights=t.relevant, minlength=t.n_queries),
-                            _relevant_totals(t.relevant_in_list, n_relevant), conv.empty)
 
 
-def reciprocal_rank(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike,
-                    k: int | None = None, *, convention: ConventionLike | None = None,
-                    ties: str | None = None) -> np.ndarray:
-    """RR@k = 1 / rank of the first relevant document (label > 0) within the top k, else 0.
-
-    trec_eval's ``recip_rank`` is ``k=None`` (the whole list).
-
-    >>> reciprocal_rank([0, 0, 1, 2], [0.9, 0.8, 0.7, 0.6], [4]).tolist()
-    [0.3333333333333333]
-    """
-    t = _precision_terms(labels, scores, group, k, resolve(convention, ties=ties))
-    out = np.zeros(t.n_queries)
-    np.maximum.at(out, t.query, t.relevant / (t.position + 1.0))
-    return out
 
 
-def rank_biased_precision(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike,
-                          k: int | None = None, *, persistence: float = 0.8,
-                          convention: ConventionLike | None = None,
-                          ties: str | None = None) -> np.ndarray:
-    """RBP@k = (1 − p) Σ_{i ≤ k} p^(i−1) r_i, r_i = 1 if the document at rank i is relevant
-    (label >= the relevance level), else 0 (Moffat & Zobel 2008, Eq. 5; [RBP]).
-
-    p is the user's ``persistence``, the probability of going on to the next document; the
-    residual beyond rank k (or the list's end) is not added, as in Moffat & Zobel's base value.
-    The weights are :func:`rbp_weights`.
-
-    >>> rank_biased_precision([1, 0, 1], [0.9, 0.8, 0.7], [3], persistence=0.5).tolist()
-    [0.625]
-    """
-    t = _precision_terms(labels, scores, group, k, resolve(convention, ties=ties))
-    weights = rbp_weights(int(t.position.max()) + 1 if t.position.size else 0, persistence)
-    return np.bincount(t.query, weights=t.relevant * weights[t.position],
-                       minlength=t.n_queries)
 
 
-def rbp_weights(width: int, persistence: float) -> np.ndarray:
-    """RBP's weight (1 − p) p^i of each 0-based position i below ``width``, the powers built by
-    repeated multiplication (the same bits on any CPU).
-
-    >>> rbp_weights(3, 0.5).tolist()
-    [0.5, 0.25, 0.125]
-    """
-    if not 0.0 < persistence < 1.0:
-        raise ValueError(f"persistence must be a probability in (0, 1), got {persistence!r}")
-    powers = np.cumprod(np.concatenate(([1.0], np.full(max(width - 1, 0), persistence))))
-    return (1.0 - persistence) * powers[:width]
 
 
-def success(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int | None = 10,
-            *, convention: ConventionLike | None = None, ties: str | None = None) -> np.ndarray:
-    """Success@k: 1 if a relevant document (label >= the relevance level) is among the top k,
-    else 0 (trec_eval's ``success_k``).
-
-    >>> success([0, 0, 1], [0.9, 0.8, 0.7], [3], k=2).tolist()
-    [0.0]
-    >>> success([0, 0, 1], [0.9, 0.8, 0.7], [3], k=3).tolist()
-    [1.0]
-    """
-    t = _precision_terms(labels, scores, group, k, resolve(convention, ties=ties))
-    return (np.bincount(t.query, weights=t.relevant, minlength=t.n_queries) > 0).astype(
-        np.float64)
 
 
-def bpref(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, *,
-          judged: ArrayLike | None = None, n_relevant: ArrayLike | None = None,
-          n_nonrelevant: ArrayLike | None = None, convention: ConventionLike | None = None,
-          ties: str | None = None) -> np.ndarray:
-    """bpref = (1/R) Σ_{relevant r} (1 − min(n_r, R) / min(R, N)) (Buckley & Voorhees 2004;
-    trec_eval's ``bpref``): n_r the judged non-relevant documents ranked above r, R and N the
-    query's judged relevant and non-relevant documents; a relevant document with none above it
-    counts 1. Unjudged documents are left out of the ranking (``judged``: one flag per listed
-    document; None: every document is judged). ``n_relevant``/``n_nonrelevant`` give R and N
-    per query from the judgments (a TREC qrels file judges documents the ranking lacks); by
-    default they are counted in the lists. A query with R = 0 scores 0.
-
-    >>> bpref([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6], [4]).tolist()  # (1 + (1 − 1/2)) / 2
-    [0.75]
-    """
-    conv = resolve(convention, ties=ties)
-    if conv.ties == "average":
-        raise ValueError("ties='average' (the sklearn convention's) is defined for DCG and NDCG "
-                         "only; pass ties='stable', 'pessimistic' or 'optimistic'")
-    y, s, g, _, _, order = _prepare(labels, scores, group, None, conv)
-    is_judged = np.ones(y.size, dtype=bool) if judged is None else np.asarray(judged, dtype=bool)
-    if is_judged.shape != y.shape:
-        raise ValueError(f"judged must hold one flag per document ({y.size}), got shape "
-                         f"{is_judged.shape}")
-    qid = query_of_document(g)
-    ranked_judged = is_judged[order]
-    relevant = ranked_judged & (y[order] >= conv.relevance_level)
-    nonrelevant = ranked_judged & ~relevant
-    R = _relevant_totals(np.bincount(qid, weights=relevant, minlength=g.size), n_relevant)
-    N = _relevant_totals(np.bincount(qid, weights=nonrelevant, minlength=g.size),
-                         n_nonrelevant)
-    starts = offsets_from_group(g)[:-1]
-    seen = np.cumsum(nonrelevant)  # judged non-relevant documents up to and including each
-    above = seen - np.repeat(np.concatenate(([0], seen))[starts], g) - nonrelevant
-    cap = np.minimum(R, N)[qid]
-    penalty = np.where(above > 0, np.minimum(above, R[qid]) / np.where(cap > 0, cap, 1.0), 0.0)
-    total = np.bincount(qid, weights=np.where(relevant, 1.0 - penalty, 0.0), minlength=g.size)
-    return _per_query_ratio(total, R, "zero")
 
 
-def r_precision(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, *,
-                convention: ConventionLike | None = None, ties: str | None = None,
-                empty: str | None = None, n_relevant: ArrayLike | None = None) -> np.ndarray:
-    """R-precision = (relevant documents among the top R_q) / R_q, relevance binary (label > 0).
-
-    R_q as in :func:`recall` (trec_eval's ``Rprec`` takes it from the qrels); ``empty`` gives the
-    value where R_q = 0.
-
-    >>> r_precision([1, 0, 2, 0], [0.9, 0.8, 0.7, 0.6], [4]).tolist()
-    [0.5]
-    """
-    conv = resolve(convention, ties=ties, empty=empty)
-    t = _precision_terms(labels, scores, group, None, conv)
-    totals = _relevant_totals(t.relevant_in_list, n_relevant)
-    hits = np.bincount(t.query, weights=t.relevant * (t.position < totals[t.query]),
-                       minlength=t.n_queries)
-    return _per_query_ratio(hits, totals, conv.empty)
 
 
-def average_precision(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike,
-                      k: int | None = 10, *, convention: ConventionLike | None = None,
-                      ties: str | None = None, empty: str | None = None,
-                      ap_denominator: str | None = None,
-                      n_relevant: ArrayLike | None = None) -> np.ndarray:
-    """AP@k = ``sum_{relevant r <= k} P@r / D_q``, relevance binary (label > 0).
-
-    ``D_q`` is R_q, the query's relevant documents, not capped at k (trec_eval's form;
-    ``ap_denominator="relevant"``, default), or ``min(R_q, k)`` (``"capped"``, LightGBM's
-    ``map@k``). R_q is counted in ``labels``, or given per query as ``n_relevant`` (e.g. from
-    qrels that judge documents the ranking lacks). ``empty`` gives the value where R_q = 0.
-
-    >>> average_precision([1, 0, 2], [0.3, 0.2, 0.1], [3], k=1).tolist()
-    [0.5]
-    >>> average_precision([1, 0, 2], [0.3, 0.2, 0.1], [3], k=1, convention="lightgbm").tolist()
-    [1.0]
-    """
-    conv = resolve(convention, ties=ties, empty=empty, ap_denominator=ap_denominator)
-    t = _precision_terms(labels, scores, group, k, conv)
-    totals = _relevant_totals(t.relevant_in_list, n_relevant)
-    if conv.ap_denominator == "capped" and k is not None:
-        totals = np.minimum(totals, k)
-    return _per_query_ratio(np.bincount(t.query, weights=t.relevant * t.precision,
-                                        minlength=t.n_queries), totals, conv.empty)
 
 
 def expected_dcg(labels: ArrayLike, group: ArrayLike, k: int | None = 10, *,
@@ -652,33 +409,6 @@ def expected_dcg(labels: ArrayLike, group: ArrayLike, k: int | None = 10, *,
     return mean_gain * cum_disc[depth - 1]
 
 
-def expected_sum_precision(labels: ArrayLike, group: ArrayLike, k: int | None = 10, *,
-                           exact: bool = True) -> np.ndarray:
-    """E[SP@k] under a uniformly random permutation of each query ([UE] §6.4).
-
-    Exact: ``sum_{r <= min(k, n)} (R/n) (1 + (r - 1)(R - 1)/(n - 1)) / r`` for R relevant
-    (label > 0) of n documents. ``exact=False`` gives [UE]'s approximation ``k (R/n)**2``, which
-    assumes P@r and rel_r independent ([UE] §6.4.1, stated for n > k; here with ``min(k, n)``
-    in place of k, since positions beyond the list contribute nothing).
-
-    >>> expected_sum_precision([1, 0, 1, 0], [4], k=2).round(4).tolist()
-    [0.8333]
-    >>> expected_sum_precision([1, 0, 1, 0], [4], k=2, exact=False).tolist()
-    [0.5]
-    """
-    y = check_labels(labels)
-    g = check_group(group, y.size)
-    k = check_k(k)
-    qid = query_of_document(g)
-    n_rel = np.bincount(qid, weights=(y > 0).astype(np.float64), minlength=g.size)
-    n = g.astype(np.float64)
-    m = g if k is None else np.minimum(g, k)
-    if not exact:
-        return m * (n_rel / n) ** 2
-    harmonic = np.cumsum(1.0 / np.arange(1, int(g.max()) + 1))[m - 1]
-    # sum_{r<=m} (r-1)/r = m - H_m ; its factor (R-1)/(n-1) is irrelevant when n = 1 (then m = 1).
-    pair_term = np.divide((n_rel - 1) * (m - harmonic), n - 1, out=np.zeros(g.size), where=n > 1)
-    return n_rel / n * (harmonic + pair_term)
 
 
 def ue_normalise(value: ArrayLike, ideal: ArrayLike, expected: ArrayLike,

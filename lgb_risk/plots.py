@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from lgb_risk import measures as registry
 from lgb_risk import risk
+from lgb_risk._per_query_input import aligned
 
 if TYPE_CHECKING:
     from lgb_risk._typing import PerQuery
@@ -82,7 +84,7 @@ def win_loss_histogram(systems: Mapping[str, PerQuery] | PerQuery, baseline: Per
     runs = _runs(systems)
     changes = {}
     for name, values in runs.items():
-        s, b = risk._aligned("raise", system=values, baseline=baseline)
+        s, b = aligned("raise", system=values, baseline=baseline)
         delta = s[0] - b[0]
         if relative:
             changes[name] = np.where(b[0] > 0, 100.0 * delta / np.where(b[0] > 0, b[0], 1.0),
@@ -160,6 +162,12 @@ def _signed_counts(losses: np.ndarray, wins: np.ndarray):
 #: File metadata left out, so that a figure's bytes depend on its content only.
 _FIXED_METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
                    "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
+
+
+def _save_figure(figure: Any, figure_format: str, path: str) -> None:
+    """``figure`` saved at ``path`` in ``figure_format``, its bytes set by its content only."""
+    figure.savefig(path, format=figure_format, dpi=200 if figure_format == "png" else 150,
+                   metadata=_FIXED_METADATA[figure_format])
 
 
 def _file_stem(name: str) -> str:
@@ -580,9 +588,7 @@ def save_figures(figures: Mapping[str, Any], directory: Any, figure_format: str 
     with matplotlib.rc_context(print_style(figure_size)):
         for name, figure in figures.items():
             path = folder / f"{name}.{figure_format}"
-            atomic_write(path, lambda tmp, figure=figure: figure.savefig(
-                tmp, format=figure_format, dpi=200 if figure_format == "png" else 150,
-                metadata=_FIXED_METADATA[figure_format]))
+            atomic_write(path, partial(_save_figure, figure, figure_format))
             paths.append(path)
             if progress is not None:
                 progress(len(paths), len(figures))

@@ -14,13 +14,13 @@ References: [TR], [GEO] (:mod:`lgb_risk.references`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import numpy as np
 
 from lgb_risk._distributions import normal_cdf, student_t_two_sided_p
+from lgb_risk._per_query_input import aligned
 from lgb_risk._validation import check_alpha, check_choice
 from lgb_risk.significance import corrected_p_values
 
@@ -36,114 +36,12 @@ __all__ = [
     "trisk_if_defined", "loss_field", "zscores", "zrisk", "georisk", "georisk_against",
     "downside_weighted",
     "urisk_against", "trisk_against", "zrisk_against", "RiskMeasure", "RISK_MEASURES",
-    "summary", "risk_table", "risk_rows", "urisk_randomisation_p", "TESTS",
+    "summary", "risk_table", "risk_rows", "urisk_randomisation_p", "TESTS", "DEFAULT_ALPHAS",
 ]
 
-NAN_POLICIES = ("raise", "omit")
-
-
-def _as_matrix(values, name: str) -> np.ndarray:
-    m = np.asarray(values, dtype=np.float64)
-    if m.ndim == 1:
-        m = m[None, :]
-    if m.ndim != 2 or m.shape[1] == 0:
-        raise ValueError(f"{name} must be a vector of per-query values or a matrix "
-                         f"(n_systems, n_queries), got shape {np.shape(values)}")
-    if np.any(np.isinf(m)):
-        raise ValueError(f"{name} holds an infinite value")
-    return m
-
-
-def _keyed_by_topic(value, name: str):
-    """``(topics, matrix (n_systems, n_topics))`` of a value keyed by topic, None for an array.
-
-    Keyed values: a pandas Series or a mapping topic -> value (one system); a DataFrame with a
-    row per system and a column per topic, or a mapping name -> (Series or mapping) (several).
-    Topics are compared as strings (``10002`` and ``"10002"`` are one topic).
-    """
-    if isinstance(value, Mapping):
-        rows = list(value.values())
-        if rows and all(isinstance(r, Mapping) or _is_series(r) for r in rows):
-            keyed = [_keyed_by_topic(r, f"{name}[{key!r}]") for key, r in value.items()]
-            topics = keyed[0][0]
-            return topics, np.vstack([_reordered(t, m, topics, f"{name}[{key!r}]",
-                                                 f"{name}[{next(iter(value))!r}]")
-                                      for (t, m), key in zip(keyed, value)])
-        topics, values = [str(k) for k in value], list(value.values())
-    elif _is_series(value):
-        topics, values = [str(k) for k in value.index], value.to_numpy()
-    elif hasattr(value, "columns") and getattr(value, "ndim", 0) == 2:
-        return _unique(name, [str(c) for c in value.columns]), _as_matrix(value.to_numpy(), name)
-    else:
-        return None
-    return _unique(name, topics), _as_matrix(np.asarray(values, dtype=np.float64), name)
-
-
-def _is_series(value) -> bool:
-    return type(value).__name__ == "Series" and hasattr(value, "index")
-
-
-def _unique(name: str, topics: list) -> list:
-    seen: set = set()
-    for topic in topics:
-        if topic in seen:
-            raise ValueError(f"{name} has topic {topic!r} twice")
-        seen.add(topic)
-    return topics
-
-
-def _reordered(topics, matrix, order, name, reference) -> np.ndarray:
-    """``matrix``'s columns in the topic order ``order``, refusing missing or extra topics."""
-    position = {t: i for i, t in enumerate(topics)}
-    missing = [t for t in order if t not in position]
-    extra = sorted(set(topics) - set(order))
-    if missing or extra:
-        said = []
-        if missing:
-            said.append(f"lacks {len(missing)} topic(s) of {reference}: {', '.join(missing[:10])}")
-        if extra:
-            said.append(f"has {len(extra)} topic(s) {reference} lacks: {', '.join(extra[:10])}")
-        raise ValueError(f"{name} " + "; ".join(said) + " (inputs keyed by topic must cover "
-                         "the same topics)")
-    return matrix[:, [position[t] for t in order]]
-
-
-def _aligned(nan_policy: str, **arrays) -> list[np.ndarray]:
-    """Check that all inputs cover the same queries; apply the NaN policy to whole queries.
-
-    Inputs keyed by topic (:func:`_keyed_by_topic`) are aligned by topic, in the first one's
-    order; arrays are aligned by position. Keyed and positional inputs are not mixed.
-    """
-    check_choice(nan_policy, "nan_policy", NAN_POLICIES)
-    keyed = {name: _keyed_by_topic(v, name) for name, v in arrays.items()}
-    if any(k is not None for k in keyed.values()):
-        positional = [name for name, k in keyed.items() if k is None]
-        if positional:
-            raise ValueError(f"{positional[0]} is an array while another input is keyed by "
-                             "topic: give every input keyed by topic (Series or dict), or every "
-                             "one as an array in the same query order")
-        found = {name: k for name, k in keyed.items() if k is not None}
-        first = next(iter(found))
-        order = found[first][0]
-        arrays = {name: _reordered(topics, matrix, order, name, first)
-                  for name, (topics, matrix) in found.items()}
-    mats = {name: _as_matrix(v, name) for name, v in arrays.items()}
-    sizes = {name: m.shape[1] for name, m in mats.items()}
-    if len(set(sizes.values())) != 1:
-        raise ValueError(f"per-query inputs must cover the same queries; lengths: {sizes}")
-    nan_query = np.zeros(next(iter(sizes.values())), dtype=bool)
-    for name, m in mats.items():
-        bad = np.isnan(m).any(axis=0)
-        if bad.any() and nan_policy == "raise":
-            raise ValueError(
-                f"{name} is NaN for query index {int(np.flatnonzero(bad)[0])} "
-                f"({int(bad.sum())} NaN queries); pass nan_policy='omit' to leave such queries out"
-            )
-        nan_query |= bad
-    kept = [m[:, ~nan_query] for m in mats.values()]
-    if kept[0].shape[1] == 0:
-        raise ValueError("no query left to compare after leaving out NaN queries")
-    return kept
+#: The evaluation αs of a risk table by default (the API's and the command line's): α = 0, the
+#: plain difference, beside the papers' 1, 5 and 10.
+DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
 
 
 def downside_weighted(values: ArrayLike, alpha: float) -> np.ndarray:
@@ -186,7 +84,7 @@ def urisk(system: PerQuery, baseline: PerQuery, alpha: float = 1.0, *,
     >>> round(urisk([0.5, 0.2, 0.9, 0.4], [0.4, 0.3, 0.6, 0.4], alpha=1), 4)
     0.05
     """
-    s, b = _aligned(nan_policy, system=system, baseline=baseline)
+    s, b = aligned(nan_policy, system=system, baseline=baseline)
     return float(risk_deltas(s[0], b[0], alpha).mean())
 
 
@@ -248,7 +146,7 @@ def trisk(system: PerQuery, baseline: PerQuery, alpha: float = 1.0, *,
     (0.4804, 0.1041, 0.6638)
     """
     alpha = check_alpha(alpha)
-    s, b = _aligned(nan_policy, system=system, baseline=baseline)
+    s, b = aligned(nan_policy, system=system, baseline=baseline)
     x = risk_deltas(s[0], b[0], alpha)
     c = x.size
     if c < 2:
@@ -290,7 +188,7 @@ def tstar_risk(system: PerQuery, baselines: PerQuery, alpha: float = 1.0, *,
     >>> round(tstar_risk([0.5, 0.2, 0.9], [[0.4, 0.3, 0.6], [0.1, 0.2, 0.3]], 1).trisk, 4)
     1.2443
     """
-    s, bs = _aligned(nan_policy, system=system, baselines=baselines)
+    s, bs = aligned(nan_policy, system=system, baselines=baselines)
     return trisk(s[0], bs.mean(axis=0), alpha)
 
 
@@ -379,7 +277,7 @@ def georisk_against(systems: PerQuery, baselines: PerQuery, alpha: float = 1.0) 
     >>> georisk_against([[0.5, 0.2, 0.9]], base, alpha=5).round(4).tolist()
     [0.4345]
     """
-    s, b = _aligned("raise", systems=systems, baselines=baselines)
+    s, b = aligned("raise", systems=systems, baselines=baselines)
     if np.any(s < 0) or np.any(b < 0):
         raise ValueError("scores must be non-negative for GeoRisk")
     row_totals = s.sum(axis=1, keepdims=True)
@@ -395,7 +293,7 @@ def urisk_against(systems: PerQuery, baselines: PerQuery, alpha: float = 1.0) ->
     >>> urisk_against([[0.5, 0.2, 0.9, 0.4]], [0.4, 0.3, 0.6, 0.4], alpha=1).round(4).tolist()
     [0.05]
     """
-    s, b = _aligned("raise", systems=systems, baselines=baselines)
+    s, b = aligned("raise", systems=systems, baselines=baselines)
     return risk_deltas(s, b.mean(axis=0), alpha).mean(axis=1)
 
 
@@ -407,7 +305,7 @@ def trisk_against(systems: PerQuery, baselines: PerQuery, alpha: float = 1.0) ->
     >>> trisk_against([[0.5, 0.2, 0.9, 0.4]], [0.4, 0.3, 0.6, 0.4], alpha=1).round(4).tolist()
     [0.4804]
     """
-    s, b = _aligned("raise", systems=systems, baselines=baselines)
+    s, b = aligned("raise", systems=systems, baselines=baselines)
     return _t_statistics(risk_deltas(s, b.mean(axis=0), alpha))[0]
 
 
@@ -418,7 +316,7 @@ def zrisk_against(systems: PerQuery, baselines: PerQuery, alpha: float = 1.0) ->
     >>> zrisk_against([[0.5, 0.2, 0.9]], [[0.4, 0.3, 0.6], [0.1, 0.2, 0.3]], 5).round(4).tolist()
     [-1.1244]
     """
-    s, b = _aligned("raise", systems=systems, baselines=baselines)
+    s, b = aligned("raise", systems=systems, baselines=baselines)
     if np.any(s < 0) or np.any(b < 0):
         raise ValueError("scores must be non-negative for ZRisk")
     row_totals = s.sum(axis=1, keepdims=True)
@@ -498,12 +396,12 @@ def summary(system: PerQuery, baselines: PerQuery, *, loss_fraction: float = 0.2
     """
     import pandas as pd
 
-    s, bs = _aligned(nan_policy, system=system, baselines=baselines)
+    s, bs = aligned(nan_policy, system=system, baselines=baselines)
     rows = [_summary_one(s[0], b, loss_fraction) for b in bs]
     return pd.DataFrame(rows).mean(axis=0)
 
 
-def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0),
+def risk_table(scores: pd.DataFrame, alphas: Sequence[float] = DEFAULT_ALPHAS,
                baseline: str | None = None, correction: str | None = None,
                loss_fraction: float = 0.2, test: str = "t") -> pd.DataFrame:
     """Every risk measure of every system of a population, for several α.
@@ -594,7 +492,7 @@ def urisk_randomisation_p(system: ArrayLike, baseline: ArrayLike, alpha: float =
     return (1 + reaching) / (1 + resamples)
 
 
-def risk_rows(matrix: np.ndarray, systems: list, alphas: Sequence[float] = (0.0, 1.0, 5.0, 10.0),
+def risk_rows(matrix: np.ndarray, systems: list, alphas: Sequence[float] = DEFAULT_ALPHAS,
               baseline: str | None = None, correction: str | None = None,
               loss_fraction: float = 0.2, test: str = "t") -> list[dict]:
     """:func:`risk_table`'s rows from a finite systems × queries matrix and the systems' names.

@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_scalar, validate_data
 
 from lgb_risk import measures as registry
+from lgb_risk._rows import aligned_to_rows, check_numeric_features, n_rows, queries_of_rows
 from lgb_risk._training_set import default_target
 from lgb_risk._validation import (
     check_group,
@@ -51,74 +52,6 @@ _SET_BY_THE_ESTIMATOR = ("objective", "metric", "num_iterations", "n_estimators"
                          "num_boost_round", "num_round", "num_trees", "num_rounds", "n_iter")
 
 
-def _n_rows(features: Any) -> int:
-    """The number of rows of an array, sparse matrix, DataFrame or list of rows."""
-    shape = getattr(features, "shape", None)
-    return int(shape[0]) if shape is not None else len(features)
-
-
-def queries_of_rows(qid: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """The query ids, in order of first row, and the query sizes (LightGBM's ``group``) of a
-    query id per row; the rows of a query must be adjacent.
-
-    Raises ValueError naming the first row that returns to a query seen before.
-
-    >>> ids, group = queries_of_rows([7, 7, 3, 3, 3])
-    >>> ids.tolist(), group.tolist()
-    ([7, 3], [2, 3])
-    """
-    q = np.asarray(qid)
-    if q.ndim != 1 or q.size == 0:
-        raise ValueError(f"qid must hold one query id per row (1-D, not empty), got shape "
-                         f"{q.shape}")
-    if q.dtype.kind == "f" and np.isnan(q).any():
-        raise ValueError(f"qid of row {int(np.flatnonzero(np.isnan(q))[0])} is NaN: every row "
-                         "needs a query id")
-    if q.dtype.kind == "O":
-        import pandas as pd
-
-        missing = np.flatnonzero(pd.isna(q))
-        if missing.size:
-            raise ValueError(f"qid of row {int(missing[0])} is {q[missing[0]]!r}: every row "
-                             "needs a query id")
-        kinds = {type(v).__name__: row for row, v in reversed(list(enumerate(q.tolist())))}
-        if len({("number" if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
-                 else type(v).__name__) for v in q.tolist()}) > 1:
-            raise ValueError("qid mixes types (" + ", ".join(
-                f"{kind} first at row {row}" for kind, row in sorted(kinds.items(),
-                                                                     key=lambda kv: kv[1]))
-                + "): give every query id the same type, e.g. all strings")
-    starts = np.concatenate([[0], np.flatnonzero(q[1:] != q[:-1]) + 1])
-    ids = q[starts]
-    if np.unique(ids).size != ids.size:
-        seen: dict = {}
-        for position, start in enumerate(starts.tolist()):
-            key = ids[position].item()
-            if key in seen:
-                raise ValueError(f"qid: row {start} returns to query {key!r}, whose rows ended "
-                                 f"at row {seen[key]}; the rows of a query must be adjacent "
-                                 "(sort the rows by query, e.g. with a stable argsort of qid)")
-            end = starts[position + 1] - 1 if position + 1 < starts.size else q.size - 1
-            seen[key] = int(end)
-    return ids, np.diff(np.append(starts, q.size)).astype(np.int64)
-
-
-def _numeric_features(X, method: str) -> None:
-    """Refuse a DataFrame column of strings or categories, naming it (scikit-learn's message
-    names neither the column nor what to do)."""
-    if not hasattr(X, "dtypes"):
-        return
-    for position, (name, dtype) in enumerate(X.dtypes.items()):
-        if str(dtype) != "category" and (dtype.kind in "biuf" or (
-                dtype.kind in "OSU" and all(is_number(v) for v in X[name]))):
-            continue
-        raise ValueError(
-            f"RiskRanker.{method}: column {name!r} of X holds {dtype} values, not numbers: "
-            "encode it as numbers; for LightGBM's categorical splits, integer codes (e.g. "
-            f"X[{name!r}].astype('category').cat.codes) and lgbm_params={{'categorical_feature':"
-            f" [{position}]}} (its position among the features)")
-
-
 def _in_unrouted_model_selection() -> bool:
     """Whether this call comes from scikit-learn's model selection (a search or a
     cross-validation) with metadata routing off: per-row metadata then reaches ``fit`` but not
@@ -136,25 +69,6 @@ def _in_unrouted_model_selection() -> bool:
             return True
         frame = frame.f_back
     return False
-
-
-def _aligned_to_rows(baseline, X, method: str):
-    """A pandas ``baseline`` taken in the order of the rows of ``X`` (a DataFrame), as pandas
-    aligns; refused if its index does not hold their labels once each. Anything else as given
-    (by position)."""
-    if not (hasattr(baseline, "index") and hasattr(X, "index")):
-        return baseline
-    rows, labels = X.index, baseline.index
-    if labels.equals(rows):
-        return baseline.to_numpy()
-    if rows.has_duplicates or labels.has_duplicates or len(rows) != len(labels) or \
-            not labels.isin(rows).all():
-        missing = rows.difference(labels)
-        example = f" (row {missing.tolist()[0]!r} has no baseline)" if len(missing) else ""
-        raise ValueError(f"RiskRanker.{method}: baseline's index does not hold X's row labels "
-                         f"once each{example}; index it like X, or pass a plain array in X's "
-                         "row order")
-    return baseline.reindex(rows).to_numpy()
 
 
 class RiskRanker(BaseEstimator):
@@ -354,9 +268,9 @@ class RiskRanker(BaseEstimator):
                 "RiskRanker(...).set_fit_request(qid=True, baseline=True).set_score_request("
                 "qid=True, baseline=True)), or keep the query id in a column of X "
                 "(qid_column=), which every splitter carries with the rows")
-        baseline = _aligned_to_rows(baseline, X, "fit")
+        baseline = aligned_to_rows(baseline, X, "fit")
         features, query_ids, group = self._rows(X, qid, "fit", group)
-        _numeric_features(features, "fit")
+        check_numeric_features(features, "fit")
         features, y = validate_data(self, features, y, reset=True, **_ARRAYS)
         labels = check_labels(y, "y")
         if labels.size < 2:
@@ -484,15 +398,15 @@ class RiskRanker(BaseEstimator):
         if in_column is not None:
             qid = in_column
         elif group is not None:
-            sizes = check_group(group, _n_rows(features), "X")
+            sizes = check_group(group, n_rows(features), "X")
             qid = np.repeat(np.arange(sizes.size), sizes)
         elif qid is None:
             raise ValueError(f"RiskRanker.{method} needs the query of every row: qid=... (one "
                              "id per row, a query's rows adjacent), or qid_column= naming the "
                              "column of X that holds it, or group= (query sizes)")
         query_ids, group = queries_of_rows(qid)
-        if group.sum() != _n_rows(features):
-            raise ValueError(f"qid has {group.sum()} ids but X has {_n_rows(features)} rows")
+        if group.sum() != n_rows(features):
+            raise ValueError(f"qid has {group.sum()} ids but X has {n_rows(features)} rows")
         return features, query_ids, group
 
     def _target(self) -> registry.MeasureSpec:
@@ -591,7 +505,7 @@ class RiskRanker(BaseEstimator):
 
         self._check_fitted("score")
         kind, target = self._score_target()
-        baseline = _aligned_to_rows(baseline, X, "score")
+        baseline = aligned_to_rows(baseline, X, "score")
         features, query_ids, sizes = self._rows(X, qid, "score", group)
         labels = check_labels(y, "y")
         if labels.size != sizes.sum():

@@ -42,7 +42,6 @@ from lgb_risk._pair_keys import (
     rows_of,
 )
 from lgb_risk._run_summary import (
-    DEFAULT_ALPHAS,
     RunSummary,
     natural_topic_order,
     per_topic_frame,
@@ -53,6 +52,7 @@ from lgb_risk._run_summary import (
 from lgb_risk._validation import check_choice
 from lgb_risk.conventions import resolve
 from lgb_risk.data import QrelsColumns, RunColumns, read_qrels_columns, read_run_columns, run_name
+from lgb_risk.risk import DEFAULT_ALPHAS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

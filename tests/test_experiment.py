@@ -785,7 +785,7 @@ def test_the_time_left_leaves_out_what_came_before_the_first_unit(monkeypatch):
     clock = iter([0.0, 400.0, 410.0, 430.0])  # start, then three lines
     monkeypatch.setattr(runner.time, "perf_counter", lambda: next(clock))
     stream = io.StringIO()
-    progress = runner.Progress(total=12, done=0, stream=stream)
+    progress = runner._Progress(total=12, done=0, stream=stream)
     progress.done = 1
     progress.line(2, "first finished after 400 s")  # 9 left, 2 running
     progress.done = 2
@@ -884,7 +884,7 @@ def test_on_a_terminal_the_progress_is_one_bar_redrawn_in_place(monkeypatch):
     clock = iter([0.0, 1.0, 400.0, 410.0, 430.0])
     monkeypatch.setattr(runner.time, "perf_counter", lambda: next(clock))
     stream = Terminal()
-    with runner.Progress(total=12, done=0, stream=stream) as progress:
+    with runner._Progress(total=12, done=0, stream=stream) as progress:
         progress.line(0, "12 unit(s) to run with 2 job(s)", note=True)
         for done, message in ((1, "first"), (2, "second"), (3, "third")):
             progress.done = done

@@ -265,18 +265,18 @@ def _prepare(P, scores, group, target: TargetMeasure, name="scores"):
     return probs, s, g, target.grade_values(probs.shape[1])
 
 
-def discount_weights(scores, group, k, ties="stable", discount="log2"):
+def _discount_weights(scores, group, k, ties="stable", discount="log2"):
     """Per document: its DCG@k discount in the ranking (``discount`` as
     :mod:`lgb_risk.conventions` names it; tie-block mean with ``"average"``), 0 beyond k or
     where the ranking does not hold it (score NaN). ``group`` must be validated.
 
     Its non-zero entries are the documents whose labels L depends on: those to label.
     """
-    return ranking_weights(scores, group, k, lambda width: metrics._discounts(width, discount),
+    return _ranking_weights(scores, group, k, lambda width: metrics._discounts(width, discount),
                            ties)
 
 
-def ranking_weights(scores, group, k, table, ties="stable"):
+def _ranking_weights(scores, group, k, table, ties="stable"):
     """Per document: ``table(width)[i]`` for its 0-based position i in the ranking (the mean
     over its tie block with ``ties="average"``), 0 beyond k or where the ranking does not hold
     it (score NaN). ``group`` must be validated."""
@@ -400,7 +400,7 @@ def metric_moments(P: ArrayLike, scores: ArrayLike, group: ArrayLike,
 def _additive_moments(probs, s, g, target, table):
     """DCG, RBP: E[L] = Σ_i w_i μ_i, E[L²] = E[L]² + Σ_i w_i² Var_i (module docstring)."""
     query = query_of_document(g)
-    weights = ranking_weights(s, g, target.k, target.position_weights, target.convention.ties)
+    weights = _ranking_weights(s, g, target.k, target.position_weights, target.convention.ties)
     mean, variance = _grade_mean_variance(probs, table)
     first = np.bincount(query, weights=weights * mean, minlength=g.size)
     return first, first * first + np.bincount(query, weights=weights ** 2 * variance,
@@ -510,8 +510,8 @@ def _additive_cross_moment(probs, s1, s2, g, target, table):
     """DCG, RBP: (Σ_z w1_z μ_z)(Σ_z w2_z μ_z) + Σ_z w1_z w2_z Var_z (module docstring)."""
     query = query_of_document(g)
     ties = target.convention.ties
-    w1 = ranking_weights(s1, g, target.k, target.position_weights, ties)
-    w2 = ranking_weights(s2, g, target.k, target.position_weights, ties)
+    w1 = _ranking_weights(s1, g, target.k, target.position_weights, ties)
+    w2 = _ranking_weights(s2, g, target.k, target.position_weights, ties)
     mean, variance = _grade_mean_variance(probs, table)
     return (np.bincount(query, weights=w1 * mean, minlength=g.size)
             * np.bincount(query, weights=w2 * mean, minlength=g.size)
@@ -528,7 +528,7 @@ def _none_in(query, in_list, probs, table, n_queries):
 
 
 def _top_k(s, g, k):
-    return ranking_weights(s, g, k, lambda width: np.ones(width)) > 0
+    return _ranking_weights(s, g, k, lambda width: np.ones(width)) > 0
 
 
 def _any_moments(probs, s, g, target, table):

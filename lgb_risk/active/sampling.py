@@ -46,9 +46,9 @@ from lgb_risk._segments import offsets_from_group, query_of_document
 from lgb_risk._validation import check_group, check_k
 from lgb_risk.active.moments import (
     TargetMeasure,
+    _discount_weights,
     check_probabilities,
     cross_moment,
-    discount_weights,
     metric_moments,
     target_measure,
 )
@@ -73,9 +73,9 @@ def _labelled_documents(group, scores, scores2, k, ties):
         if k is not None:
             raise ValueError("costs for the top-k documents need the ranker's scores")
         return np.ones(int(group.sum()), dtype=bool)
-    keep = discount_weights(np.asarray(scores, dtype=np.float64), group, k, ties) > 0
+    keep = _discount_weights(np.asarray(scores, dtype=np.float64), group, k, ties) > 0
     if scores2 is not None:
-        keep |= discount_weights(np.asarray(scores2, dtype=np.float64), group, k, ties) > 0
+        keep |= _discount_weights(np.asarray(scores2, dtype=np.float64), group, k, ties) > 0
     return keep
 
 

@@ -14,9 +14,9 @@ from lgb_risk import measures as registry
 from lgb_risk import trec
 from lgb_risk.cli._output import FORMATS
 from lgb_risk.conventions import CONVENTIONS
+from lgb_risk.risk import DEFAULT_ALPHAS
 from lgb_risk.significance import CORRECTIONS
 
-DEFAULT_ALPHAS = trec.DEFAULT_ALPHAS
 #: The command line's description (``lgb-risk --help``).
 DESCRIPTION = ("The lgb-risk command line: risk-sensitive evaluation of TREC runs, topic-set "
                "sizes, active evaluation, and the papers' risk-sensitive LambdaMART experiments. "

@@ -50,7 +50,7 @@ def objective_parameter_table() -> dict[str, list[str]]:
 
 __all__ = ["ExperimentConfig", "DataConfig", "EvaluationConfig", "SplitConfig", "BaselinesConfig",
            "TrainingConfig", "ReportConfig", "load_config", "validate", "objective_parameters",
-           "objective_parameter_table", "DEFAULTS"]
+           "objective_parameter_table", "DEFAULTS", "sample"]
 
 #: The most repeats of the protocol a configuration may ask for.
 MAX_REPEATS = 1000

@@ -30,13 +30,13 @@ import numpy as np
 import pandas as pd
 
 from lgb_risk import risk, significance
-from lgb_risk._io import atomic_write, atomic_write_text
+from lgb_risk._io import atomic_write_text
 from lgb_risk._machine import environment
+from lgb_risk.experiment.figures import write_figures
 from lgb_risk.experiment.layout import RunFolder, all_units
 from lgb_risk.experiment.measuring import RunMeasures
 from lgb_risk.latex import escape, latex_table
 from lgb_risk.objectives import OBJECTIVES
-from lgb_risk.plots import LINE_STYLES, risk_reward, tr_tj_per_query
 
 if TYPE_CHECKING:
     import os
@@ -349,7 +349,7 @@ def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
         figures += part_figures
         csvs[folder.out / f"report{suffix}.csv"] = table.to_csv(index=False,
                                                                  float_format="%.6f")
-        latex.append(report_latex(config, table, len(queries), measure))
+        latex.append(_report_latex(config, table, len(queries), measure))
     if figures:
         lines += ["", "## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures]
     named = significance.CORRECTIONS[config.report.correction]
@@ -455,11 +455,12 @@ def _measure_part(config: ExperimentConfig, folder: RunFolder, measure: MeasureS
                   "A learner can only aim at losses that persist from its training queries to "
                   "unseen ones; where r is near 0, which queries are lost is mostly the split's "
                   "doing (the learned baselines are retrained on each repeat's held-out queries)."]
-    figures = _write_figures(config, out, table, results, repeatability, measure, suffix)
+    figures = write_figures(config, out, table, results, feature, repeatability, measure,
+                            suffix)
     return lines, figures
 
 
-def report_latex(config: ExperimentConfig, table: pd.DataFrame, n_queries: int,
+def _report_latex(config: ExperimentConfig, table: pd.DataFrame, n_queries: int,
                  measure: MeasureSpec) -> str:
     """The report's two tables of one measure as LaTeX (booktabs): the best value of each
     column in bold, and a mark where the corrected test against plain LambdaMART (for TRisk:
@@ -569,107 +570,3 @@ def _settings(config: ExperimentConfig, measures: RunMeasures) -> str:
              f"{config.split.heldout:g} of the queries held out, "
              f"{config.split.repeats} repeat(s)"]
     return "; ".join(parts)
-
-
-def _write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, results: pd.DataFrame,
-                   repeatability: dict, measure: MeasureSpec, suffix: str) -> list[Path]:
-    """GeoRisk against α per learner, per-query TR/TJ (:func:`lgb_risk.plots.tr_tj_per_query`),
-    Risk against Reward by training α (:func:`lgb_risk.plots.risk_reward`) and, with repeats,
-    the repeatability of per-query losses, in the figures' print style
-    (:func:`lgb_risk.plots.print_style`: no text below 6 pt); none without matplotlib."""
-    try:
-        # Figures built on their own, not through pyplot: the caller's backend and pyplot's
-        # figures are left alone, and the import takes half the time.
-        import matplotlib
-    except ImportError:
-        return []
-    from lgb_risk.plots import print_style
-
-    with matplotlib.rc_context(print_style("page")):
-        return _draw_figures(config, out, table, results, repeatability, measure, suffix)
-
-
-def _draw_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, results: pd.DataFrame,
-                  repeatability: dict, measure: MeasureSpec, suffix: str) -> list[Path]:
-    """The figures of :func:`_write_figures`, drawn and written."""
-    from matplotlib.figure import Figure
-
-    alpha = config.report.alpha
-    base = config.baselines.feature_name
-    paths = []
-    column = "georisk" if "georisk" in table else "urisk"
-    against = "the learned baselines" if column == "georisk" else base
-    fig = Figure(figsize=(6, 4))
-    ax = fig.subplots()
-    for learner, rows in table.groupby("learner", sort=False):
-        if learner == OBJECTIVES["LambdaMART"].paper_name:
-            ax.axhline(rows[column].iloc[0], color="black", linestyle="--", label=learner)
-        else:
-            ax.plot(rows["alpha"], rows[column], label=learner,
-                    **LINE_STYLES[(len(ax.lines) - 1) % len(LINE_STYLES)])
-    trained = sorted({a for a in table["alpha"] if a > 0})
-    if trained and trained[-1] > 10 * trained[0]:
-        ax.set_xscale("log")
-    ax.set_xticks(trained)
-    ax.set_xticklabels([f"{a:g}" for a in trained])
-    ax.minorticks_off()
-    ax.set_xlabel("training α")
-    ax.set_ylabel(f"{'GeoRisk' if column == 'georisk' else 'URisk'} against {against}\n"
-                  f"(evaluation α = {alpha:g}; higher is better)")
-    # An honest scale: at least 0.05 of the measure around the values, stated on the figure.
-    low, high = table[column].min(), table[column].max()
-    middle, span = (low + high) / 2, max(high - low, 0.05)
-    ax.set_ylim(middle - 0.6 * span, middle + 0.6 * span)
-    ax.text(0.01, 0.01, f"values range over {high - low:.4f}", transform=ax.transAxes,
-            va="bottom")
-    ax.legend()
-    fig.tight_layout()
-    paths.append(_save_figure(fig, out / f"georisk_vs_alpha{suffix}.png"))
-
-    learner = config.report.learner or next(
-        (n for n in reversed(list(config.learners)) if n != "LambdaMART"), "LambdaMART")
-    key = (learner, max(config.learners[learner]))
-    feature = averaged_baselines(config, out, list(results.index), measure)[0]
-    label = measure.label
-    if risk.trisk_if_defined(results[key].to_numpy(), feature, alpha) is not None:
-        ax = tr_tj_per_query(results[key].to_numpy(), feature, alpha, measure=label,
-                             name=f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g}",
-                             baseline_name=base)
-        ax.figure.tight_layout()
-        paths.append(_save_figure(ax.figure, out / f"tr_tj_per_query{suffix}.png"))
-    # else: TR_q is undefined (every query the same x_q, as where the learner ties the
-    # baseline everywhere); the table says TRisk is undefined (–), and no figure is drawn.
-
-    points: dict = {}
-    for (name, trained), rows in table.groupby(["learner", "alpha"], sort=False):
-        points.setdefault(name, []).append((trained, rows[f"{base}_risk"].iloc[0],
-                                            rows[f"{base}_reward"].iloc[0]))
-    reference = points.pop(OBJECTIVES["LambdaMART"].paper_name)[0][1:]
-    ax = risk_reward(points, reference=reference, measure=label, baseline_name=base)
-    ax.figure.tight_layout()
-    paths.append(_save_figure(ax.figure, out / f"risk_reward{suffix}.png"))
-
-    if repeatability:
-        described = {"feature": f"loss to {base}", "learned": "mean loss to the learned baselines"}
-        fig = Figure(figsize=(4 * len(repeatability), 4))
-        axes = np.atleast_1d(fig.subplots(1, len(repeatability)))
-        for ax, (kind, (first, second, r)) in zip(axes, repeatability.items()):
-            ax.scatter(first, second, s=6, alpha=0.3, color="tab:blue", linewidths=0)
-            top = max(first.max(), second.max(), 1e-6) * 1.05
-            ax.plot([0, top], [0, top], color="grey", linestyle=":", linewidth=0.8)
-            ax.set_xlim(0, top)
-            ax.set_ylim(0, top)
-            ax.set_xlabel(f"{described[kind]}, one repeat")
-            ax.set_ylabel("the same query, another repeat")
-            ax.set_title(f"{described[kind]}: r = {r:.2f}")
-        fig.suptitle(f"{config.name}: plain LambdaMART's per-query losses across splits "
-                     f"({label})")
-        fig.tight_layout()
-        paths.append(_save_figure(fig, out / f"loss_repeatability{suffix}.png"))
-    return paths
-
-
-def _save_figure(fig, path: Path) -> Path:
-    atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=200,
-                                               metadata={"Software": None}))
-    return path

@@ -131,7 +131,7 @@ def _clock(seconds: float) -> str:
     return f"{seconds // 60:02d}:{seconds % 60:02d}"
 
 
-class Progress:
+class _Progress:
     """Units done, running and left, elapsed time and, once two units have finished in this
     run, an estimate of the time left: a bar redrawn in place where ``stream`` is a terminal
     (``bar=None``), one line per event otherwise.
@@ -149,7 +149,7 @@ class Progress:
         self._bar = (Bar(total, stream, description="units", done=done)
                      if (on_terminal(stream) if bar is None else bar) else None)
 
-    def __enter__(self) -> Progress:
+    def __enter__(self) -> _Progress:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -211,7 +211,7 @@ def _collect_units(futures: dict, slots: int, repeats, progress) -> None:
                              f"{unit}: {message}" for unit, message in failed.items()))
 
 
-def reevaluate_units(repeats: list[RunFolder], units: list[Unit], subsets: Subsets,
+def _reevaluate_units(repeats: list[RunFolder], units: list[Unit], subsets: Subsets,
                      measures: RunMeasures, stream) -> None:
     """Give every finished unit that lacks a reported measure its values, computed from the
     unit's kept test scores (a measure added to ``[evaluation] measures`` of a finished run):
@@ -331,13 +331,13 @@ def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: in
         for repeat in repeats:  # a measure added to a run whose baselines are trained
             if config.baselines.learned and repeat.repeat not in untrained:
                 write_learned_stores(repeat)
-        reevaluate_units(repeats, units, subsets, measures, stream)
+        _reevaluate_units(repeats, units, subsets, measures, stream)
 
         if stop_after == "baselines":
             train_learned_baselines()
             return folder.baselines_dir
 
-        progress = stack.enter_context(Progress(len(units), len(units) - len(todo), stream))
+        progress = stack.enter_context(_Progress(len(units), len(units) - len(todo), stream))
         where = f"the Dask cluster at {scheduler}" if scheduler else f"{jobs} job(s)"
         progress.line(0, f"{len(todo)} unit(s) to run with {where}", note=True)
         if cluster is not None:

@@ -149,10 +149,10 @@ def check_before_training(config: ExperimentConfig, data: LetorData) -> None:
     if data.query_ids.size < minimum_queries(config):
         raise ValueError(f"the dataset has {data.query_ids.size} queries; the split needs at "
                          f"least {minimum_queries(config)}")
-    check_lightgbm_parameters(config, data)
+    _check_lightgbm_parameters(config, data)
 
 
-def check_lightgbm_parameters(config: ExperimentConfig, data: LetorData) -> None:
+def _check_lightgbm_parameters(config: ExperimentConfig, data: LetorData) -> None:
     """Let LightGBM judge the ``[lightgbm]`` parameters on a few queries, before any training;
     refuse a ``min_data_in_leaf`` that leaves a fold's training part without a split."""
     check_lightgbm_parameter_names(config.lightgbm, "configuration [lightgbm]")

@@ -1,0 +1,140 @@
+"""The figures of an experiment's report, one set per reported measure: GeoRisk (or URisk)
+against the training α per learner ([GEO] Fig. 3), the per-query TR/TJ of one learner ([TR]
+Fig. 2), Risk against Reward by training α and, with repeats, how far plain LambdaMART's
+per-query losses repeat across splits. Drawn in the print style of :mod:`lgb_risk.plots`.
+
+References: [GEO], [TR] (:mod:`lgb_risk.references`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from lgb_risk import risk
+from lgb_risk._io import atomic_write
+from lgb_risk.objectives import OBJECTIVES
+from lgb_risk.plots import LINE_STYLES, risk_reward, tr_tj_per_query
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pandas as pd
+
+    from lgb_risk.experiment.config import ExperimentConfig
+    from lgb_risk.measures import MeasureSpec
+
+__all__ = ["write_figures"]
+
+
+def write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, results: pd.DataFrame,
+                  feature: np.ndarray, repeatability: dict, measure: MeasureSpec,
+                  suffix: str) -> list[Path]:
+    """GeoRisk against α per learner, per-query TR/TJ (:func:`lgb_risk.plots.tr_tj_per_query`),
+    Risk against Reward by training α (:func:`lgb_risk.plots.risk_reward`) and, with repeats,
+    the repeatability of per-query losses, in the figures' print style
+    (:func:`lgb_risk.plots.print_style`: no text below 6 pt); none without matplotlib.
+
+    ``table`` is the report's table of one measure (a row per learner and α), ``results`` the
+    per-query values of every learner and α, ``feature`` the feature baseline's per-query values
+    in the same query order, ``repeatability`` the pairs of
+    :func:`~lgb_risk.experiment.report.loss_repeatability`; the files are written into ``out``,
+    their names ending in ``suffix``. Returns their paths."""
+    try:
+        # Figures built on their own, not through pyplot: the caller's backend and pyplot's
+        # figures are left alone, and the import takes half the time.
+        import matplotlib
+    except ImportError:
+        return []
+    from lgb_risk.plots import print_style
+
+    with matplotlib.rc_context(print_style("page")):
+        return _draw_figures(config, out, table, results, feature, repeatability, measure,
+                             suffix)
+
+
+def _draw_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, results: pd.DataFrame,
+                  feature: np.ndarray, repeatability: dict, measure: MeasureSpec,
+                  suffix: str) -> list[Path]:
+    """The figures of :func:`write_figures`, drawn and written."""
+    from matplotlib.figure import Figure
+
+    alpha = config.report.alpha
+    base = config.baselines.feature_name
+    paths = []
+    column = "georisk" if "georisk" in table else "urisk"
+    against = "the learned baselines" if column == "georisk" else base
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
+    for learner, rows in table.groupby("learner", sort=False):
+        if learner == OBJECTIVES["LambdaMART"].paper_name:
+            ax.axhline(rows[column].iloc[0], color="black", linestyle="--", label=learner)
+        else:
+            ax.plot(rows["alpha"], rows[column], label=learner,
+                    **LINE_STYLES[(len(ax.lines) - 1) % len(LINE_STYLES)])
+    trained = sorted({a for a in table["alpha"] if a > 0})
+    if trained and trained[-1] > 10 * trained[0]:
+        ax.set_xscale("log")
+    ax.set_xticks(trained)
+    ax.set_xticklabels([f"{a:g}" for a in trained])
+    ax.minorticks_off()
+    ax.set_xlabel("training α")
+    ax.set_ylabel(f"{'GeoRisk' if column == 'georisk' else 'URisk'} against {against}\n"
+                  f"(evaluation α = {alpha:g}; higher is better)")
+    # An honest scale: at least 0.05 of the measure around the values, stated on the figure.
+    low, high = table[column].min(), table[column].max()
+    middle, span = (low + high) / 2, max(high - low, 0.05)
+    ax.set_ylim(middle - 0.6 * span, middle + 0.6 * span)
+    ax.text(0.01, 0.01, f"values range over {high - low:.4f}", transform=ax.transAxes,
+            va="bottom")
+    ax.legend()
+    fig.tight_layout()
+    paths.append(_save_figure(fig, out / f"georisk_vs_alpha{suffix}.png"))
+
+    learner = config.report.learner or next(
+        (n for n in reversed(list(config.learners)) if n != "LambdaMART"), "LambdaMART")
+    key = (learner, max(config.learners[learner]))
+    label = measure.label
+    if risk.trisk_if_defined(results[key].to_numpy(), feature, alpha) is not None:
+        ax = tr_tj_per_query(results[key].to_numpy(), feature, alpha, measure=label,
+                             name=f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g}",
+                             baseline_name=base)
+        ax.figure.tight_layout()
+        paths.append(_save_figure(ax.figure, out / f"tr_tj_per_query{suffix}.png"))
+    # else: TR_q is undefined (every query the same x_q, as where the learner ties the
+    # baseline everywhere); the table says TRisk is undefined (–), and no figure is drawn.
+
+    points: dict = {}
+    for (name, trained), rows in table.groupby(["learner", "alpha"], sort=False):
+        points.setdefault(name, []).append((trained, rows[f"{base}_risk"].iloc[0],
+                                            rows[f"{base}_reward"].iloc[0]))
+    reference = points.pop(OBJECTIVES["LambdaMART"].paper_name)[0][1:]
+    ax = risk_reward(points, reference=reference, measure=label, baseline_name=base)
+    ax.figure.tight_layout()
+    paths.append(_save_figure(ax.figure, out / f"risk_reward{suffix}.png"))
+
+    if repeatability:
+        described = {"feature": f"loss to {base}", "learned": "mean loss to the learned baselines"}
+        fig = Figure(figsize=(4 * len(repeatability), 4))
+        axes = np.atleast_1d(fig.subplots(1, len(repeatability)))
+        for ax, (kind, (first, second, r)) in zip(axes, repeatability.items()):
+            ax.scatter(first, second, s=6, alpha=0.3, color="tab:blue", linewidths=0)
+            top = max(first.max(), second.max(), 1e-6) * 1.05
+            ax.plot([0, top], [0, top], color="grey", linestyle=":", linewidth=0.8)
+            ax.set_xlim(0, top)
+            ax.set_ylim(0, top)
+            ax.set_xlabel(f"{described[kind]}, one repeat")
+            ax.set_ylabel("the same query, another repeat")
+            ax.set_title(f"{described[kind]}: r = {r:.2f}")
+        fig.suptitle(f"{config.name}: plain LambdaMART's per-query losses across splits "
+                     f"({label})")
+        fig.tight_layout()
+        paths.append(_save_figure(fig, out / f"loss_repeatability{suffix}.png"))
+    return paths
+
+
+def _save_figure(fig, path: Path) -> Path:
+    atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=200,
+                                               metadata={"Software": None}))
+    return path
