@@ -444,16 +444,16 @@ def err_at_k_of_order(order, offsets, labels, stop_probability, k):
     return out
 
 
-# The pair loop's helpers are inlined into it at numba's level (``inline="always"``). Those
-# called for every pair take scalars (ρ's, the constants' table): handed the prefix arrays, ERR's
-# swap change slowed the ERR target's loop, and handed the risk state, a helper choosing each
-# pair's multiplier slowed every risk objective several times over (BENCHMARKS.md). The risk
-# state is therefore handed only to the query's helper (:func:`_query_multipliers`); a helper
-# handed it per upper position slowed the risk objectives on short queries (BENCHMARKS.md), so
-# the multipliers by label and the choice of each pair's (the query's, its own or its label's)
-# stay in the loop. Taking every multiplier in the query's helper, the loop then only choosing
-# from a table, keeps the bits but takes the ΔM of each pair within k twice (for its multiplier
-# and for its λ), which slowed U-CRO on short queries (BENCHMARKS.md).
+# The pair loop's helpers are inlined into it at numba's level (``inline="always"``). Those called
+# for every pair take scalars (ρ's, the constants' table): handed the prefix arrays, ERR's swap
+# change slowed the ERR target's loop, and handed the risk state (even with every other argument a
+# scalar), a helper choosing each pair's multiplier slowed every risk objective several times over
+# (BENCHMARKS.md). The risk state is therefore handed only to the query's helper
+# (:func:`_query_multipliers`); a helper handed it per upper position slowed the risk objectives on
+# short queries (BENCHMARKS.md), so the multipliers by label and the choice of each pair's (the
+# query's, its own or its label's) stay in the loop. Taking every multiplier in the query's helper,
+# the loop then only choosing from a table, keeps the bits but takes the ΔM of each pair within k
+# twice (for its multiplier and for its λ), which slowed U-CRO on short queries (BENCHMARKS.md).
 
 @nb.njit(cache=True, inline="always")
 def _query_multipliers(by_label, risk, q, lab, k):
