@@ -49,6 +49,17 @@ def silence_dask_logs() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
+def scheduler_workers(client: Any) -> dict:
+    """The cluster's workers as its scheduler lists them now: ``{address: information}``.
+
+    Asked of the scheduler at each call. ``client.scheduler_info()`` answers from the client's
+    cached view, which the client's own refresh (every 2 s) replaces with one that lists no
+    worker in recent Dask: read at that moment, every worker looked gone, and a distributed
+    training stopped saying its rank 0 had died.
+    """
+    return client.sync(client.scheduler.identity)["workers"]
+
+
 def require_dask(needed_for: str) -> None:
     """Raise an ImportError naming the ``dask`` extra when Dask's ``distributed`` is missing;
     ``needed_for`` says what needs it."""
@@ -83,7 +94,7 @@ def check_scheduler(address: str, *, timeout: float = 10.0,
                          f"{time.monotonic() - start:.0f} s: {error}); start one there (dask "
                          "scheduler) or correct the address") from None
     with client:
-        if client.scheduler_info()["workers"]:
+        if scheduler_workers(client):
             return
         if wait_for_workers <= 0:
             raise ValueError(f"the Dask cluster at {address} has no workers: start some there "

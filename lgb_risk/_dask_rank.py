@@ -14,6 +14,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from lgb_risk._dask import scheduler_workers
+
 
 class RankFailed(RuntimeError):
     """A rank stopped because another rank failed (the other rank's error is the cause)."""
@@ -176,7 +178,7 @@ def release_ports(client, workers, key: str, timeout: float = 5.0) -> None:
     from distributed import wait
 
     try:
-        alive = set(client.scheduler_info()["workers"])
+        alive = set(scheduler_workers(client))
         wait([client.submit(release_port, key, workers=[w], pure=False,
                             allow_other_workers=False) for w in workers if w in alive],
              timeout=timeout)

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lgb_risk._dask import scheduler_workers
 from lgb_risk._dask_rank import (
     RankFailed,
     RankJob,
@@ -160,10 +161,9 @@ def _as_arrays(X, y, group, what):
 
 
 def _workers_of(client: Any, timeout: float) -> list:
-    """The cluster's workers, sorted by address. Where the client's view of the scheduler holds
-    none (a cluster still starting, workers restarting, or a view being refreshed by another
-    thread's call on the same client), wait up to ``timeout`` seconds for one."""
-    workers = sorted(client.scheduler_info()["workers"])
+    """The cluster's workers, sorted by address. Where the scheduler has none (a cluster still
+    starting, workers restarting), wait up to ``timeout`` seconds for one."""
+    workers = sorted(scheduler_workers(client))
     if workers:
         return workers
     try:
@@ -171,7 +171,7 @@ def _workers_of(client: Any, timeout: float) -> list:
     except TimeoutError:
         raise TimeoutError(f"the Dask cluster at {client.scheduler.address} has no workers "
                            f"(waited {timeout:g} s)") from None
-    return sorted(client.scheduler_info()["workers"])
+    return sorted(scheduler_workers(client))
 
 
 def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objective: Any = None,
@@ -322,7 +322,7 @@ def _lost_rank(client, workers: list, candidates, timeout: float, *, why: str = 
     appended; None if there is none, after waiting up to ``wait`` seconds for one."""
     deadline = time.monotonic() + wait
     while True:
-        present = client.scheduler_info()["workers"]
+        present = scheduler_workers(client)
         gone = [r for r in candidates if workers[r] not in present]
         if gone:
             return RuntimeError(f"worker {workers[gone[0]]} (rank {gone[0]}) died during "
@@ -344,7 +344,7 @@ def _silent_workers(client, candidates: list, lag: float = 5.0) -> dict:
     """Of ``candidates``, the workers whose last heartbeat to the scheduler is more than
     ``lag`` seconds older than the freshest worker's (a stopped or frozen process: a rank busy
     in LightGBM still answers), with that lag; clock-independent (scheduler times only)."""
-    seen = {w: info["last_seen"] for w, info in client.scheduler_info()["workers"].items()}
+    seen = {w: info["last_seen"] for w, info in scheduler_workers(client).items()}
     if not seen:
         return {}
     freshest = max(seen.values())

@@ -54,3 +54,14 @@ class FailingTSARO(TSARO):
                 time.sleep(600)
             raise RuntimeError("an objective failing on purpose")
         return super().gradients(preds, labels, group, weight)
+
+
+class SlowTSARO(TSARO):
+    """Each call takes at least ``pause`` seconds: a training that lasts, whatever the machine,
+    long enough for the caller's checks (each second) to run."""
+
+    pause = 0.05
+
+    def gradients(self, preds, labels, group, weight=None):
+        time.sleep(self.pause)
+        return super().gradients(preds, labels, group, weight)

@@ -321,6 +321,20 @@ def test_a_cluster_without_workers_is_named_within_the_timeout(data):
             assert time.monotonic() - start < 10
 
 
+def test_a_client_view_listing_no_worker_is_not_a_lost_rank(client, data, monkeypatch):
+    """Dask's client refreshes its cached view of the scheduler (every 2 s) with one that lists
+    no worker. Training read that view to see whether a rank's worker had left, and a read at
+    that moment stopped it, saying rank 0 had died. Here the view never lists a worker: the
+    training, which asks the scheduler itself, goes on to its last tree."""
+    X, y, group, baselines = data
+    monkeypatch.setattr(type(client), "scheduler_info",
+                        lambda self, n_workers=-1, **kwargs: {"workers": {}})
+    lasting = helpers.SlowTSARO(alpha=5, baseline=baselines[:, 0])  # 60 calls of 0.05 s or more
+    booster = distributed.train(PARAMS, X, y, group, objective=lasting, client=client,
+                                num_boost_round=60)
+    assert booster.num_trees() == 60
+
+
 def test_a_progress_bar_shows_the_iterations_and_the_slowest_rank(client, data, capsys):
     X, y, group, _ = data
     distributed.train(PARAMS, X, y, group, num_boost_round=150, client=client, progress=True)

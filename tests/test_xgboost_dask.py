@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from lgb_risk import TFARO, TSARO, UCRO, GeoRisk, LambdaMART, TStarFARO, metrics
+from lgb_risk._dask import scheduler_workers
 from lgb_risk.baselines import FeatureBaseline
 from tests.conftest import random_problem
 
@@ -54,7 +55,7 @@ def _dask_matrix(client, X, y, group):
     """The rows as two partitions of whole queries, one on each worker."""
     qid = np.repeat(np.arange(group.size), group)
     cut = int(np.cumsum(group)[group.size // 2 - 1])
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = sorted(scheduler_workers(client))  # not the client's cached view (see there)
     parts = {"X": [], "y": [], "qid": []}
     for rows, worker in ((slice(0, cut), workers[0]), (slice(cut, None), workers[1])):
         for name, values in (("X", X[rows]), ("y", y[rows]), ("qid", qid[rows])):

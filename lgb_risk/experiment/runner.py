@@ -50,6 +50,7 @@ from lgb_risk._dask import (
     check_scheduler,
     dask_client_in_background,
     require_dask,
+    scheduler_workers,
     silence_dask_logs,
 )
 from lgb_risk._progress import Bar, on_terminal
@@ -353,7 +354,7 @@ def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: in
             client = cluster.result()
             futures = {**submitted.result(),
                        **_submit_units(client, waiting, config, folder.out, priority=1)}
-            _collect_units(futures, max(1, len(client.scheduler_info()["workers"])), repeats,
+            _collect_units(futures, max(1, len(scheduler_workers(client))), repeats,
                            progress)
         else:
             train_learned_baselines()
