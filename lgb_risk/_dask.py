@@ -53,9 +53,10 @@ def scheduler_workers(client: Any) -> dict:
     """The cluster's workers as its scheduler lists them now: ``{address: information}``.
 
     Asked of the scheduler at each call. ``client.scheduler_info()`` answers from the client's
-    cached view, which the client's own refresh (every 2 s) replaces with one that lists no
-    worker in recent Dask: read at that moment, every worker looked gone, and a distributed
-    training stopped saying its rank 0 had died.
+    cached view, which the client's own periodic refresh
+    (``distributed.client.scheduler-info-interval``) replaces with one that lists no worker in
+    recent Dask: read at that moment, every worker looked gone, and a distributed training
+    stopped saying its rank 0 had died.
     """
     return client.sync(client.scheduler.identity)["workers"]
 
