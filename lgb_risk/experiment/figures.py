@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lgb_risk import risk
-from lgb_risk._io import atomic_write
 from lgb_risk.objectives import OBJECTIVES
-from lgb_risk.plots import LINE_STYLES, risk_reward, tr_tj_per_query
+from lgb_risk.plots import LINE_STYLES, risk_reward, save_figure, tr_tj_per_query
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -90,7 +89,7 @@ def _draw_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, resu
             va="bottom")
     ax.legend()
     fig.tight_layout()
-    paths.append(_save_figure(fig, out / f"georisk_vs_alpha{suffix}.png"))
+    paths.append(save_figure(fig, out / f"georisk_vs_alpha{suffix}.png"))
 
     learner = config.report.learner or next(
         (n for n in reversed(list(config.learners)) if n != "LambdaMART"), "LambdaMART")
@@ -101,7 +100,7 @@ def _draw_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, resu
                              name=f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g}",
                              baseline_name=base)
         ax.figure.tight_layout()
-        paths.append(_save_figure(ax.figure, out / f"tr_tj_per_query{suffix}.png"))
+        paths.append(save_figure(ax.figure, out / f"tr_tj_per_query{suffix}.png"))
     # else: TR_q is undefined (every query the same x_q, as where the learner ties the
     # baseline everywhere); the table says TRisk is undefined (–), and no figure is drawn.
 
@@ -112,7 +111,7 @@ def _draw_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, resu
     reference = points.pop(OBJECTIVES["LambdaMART"].paper_name)[0][1:]
     ax = risk_reward(points, reference=reference, measure=label, baseline_name=base)
     ax.figure.tight_layout()
-    paths.append(_save_figure(ax.figure, out / f"risk_reward{suffix}.png"))
+    paths.append(save_figure(ax.figure, out / f"risk_reward{suffix}.png"))
 
     if repeatability:
         described = {"feature": f"loss to {base}", "learned": "mean loss to the learned baselines"}
@@ -130,11 +129,5 @@ def _draw_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, resu
         fig.suptitle(f"{config.name}: plain LambdaMART's per-query losses across splits "
                      f"({label})")
         fig.tight_layout()
-        paths.append(_save_figure(fig, out / f"loss_repeatability{suffix}.png"))
+        paths.append(save_figure(fig, out / f"loss_repeatability{suffix}.png"))
     return paths
-
-
-def _save_figure(fig, path: Path) -> Path:
-    atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=200,
-                                               metadata={"Software": None}))
-    return path
