@@ -214,26 +214,32 @@ def summary_tables(frame) -> str:
 
 
 def figure(frame, path: Path) -> None:
+    """Each task's errors against budget (a column per task, a row per measure), at the width
+    of a paper's page in its print style; nothing without matplotlib."""
     try:
         import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
     except ImportError:
         return
+    from lgb_risk.plots import FIGURE_SIZES, print_style, save_figure
+
     table = aggregate(frame)
     tasks = list(dict.fromkeys(frame["task"]))
-    fig, axes = plt.subplots(len(MEASURES), len(tasks), figsize=(4.2 * len(tasks), 7),
-                             squeeze=False)
-    for col, task in enumerate(tasks):
-        for row, measure in enumerate(MEASURES):
-            ax = axes[row, col]
-            plot_errors(ax, table.loc[(task, measure)].reset_index(),
-                        title=f"{task}\n{measure.upper()}@{K}")
-    axes[0, 0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100, metadata={"Software": None})
-    plt.close(fig)
+    with matplotlib.rc_context(print_style("page")):
+        fig = Figure(figsize=(FIGURE_SIZES["page"][0], 2.2 * len(MEASURES)))
+        axes = fig.subplots(len(MEASURES), len(tasks), squeeze=False)
+        for col, task in enumerate(tasks):
+            for row, measure in enumerate(MEASURES):
+                ax = axes[row, col]
+                plot_errors(ax, table.loc[(task, measure)].reset_index())
+                if row == 0:  # the task above its column, at the text's size: a third of a page
+                    ax.set_title(task.replace(" (", "\n("), fontsize="medium")
+                ax.set_ylabel(f"{measure.upper()}@{K}: mean absolute error" if col == 0 else "")
+                if row < len(MEASURES) - 1:
+                    ax.set_xlabel("")
+        axes[0, 0].legend(loc="lower left")  # errors fall with the budget: that corner is empty
+        fig.tight_layout(pad=0.3)
+    save_figure(fig, path, "png", "page")
 
 
 if __name__ == "__main__":

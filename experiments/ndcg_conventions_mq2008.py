@@ -30,7 +30,7 @@ from mq2008_rankers import Pool, test_scores
 from scipy import stats
 
 from lgb_risk import metrics
-from lgb_risk.data import atomic_write, atomic_write_text
+from lgb_risk.data import atomic_write_text
 
 CONVENTIONS = {"ranklib": "RankLib/TREC", "yahoo": "Yahoo", "letor4": "LETOR 4.0"}
 LEARNERS = ("LambdaMART", "GBRT", "CoordAscent", "Ridge")
@@ -117,27 +117,30 @@ def tables(frame, pool, official, trained) -> str:
 
 
 def figure(frame, path: Path) -> None:
+    """Mean NDCG@k (± standard error) of each learner by k under each tool's NDCG, at the width
+    of a paper's page in its print style."""
     import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from lgb_risk.plots import FIGURE_SIZES, print_style, save_figure
 
     evaluation = frame[frame["kind"] == "evaluation"]
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), sharey=True)
-    for ax, (convention, label) in zip(axes, CONVENTIONS.items()):
-        for learner in LEARNERS:
-            block = evaluation[(evaluation["learner"] == learner)
-                               & (evaluation["evaluated_under"] == convention)]
-            ax.errorbar(block["k"], block["mean"], yerr=block["se"], marker="o", ms=3,
-                        capsize=2, label=learner)
-        ax.set_title(f"evaluated with the {label} NDCG")
-        ax.set_xlabel("k")
-        ax.set_xticks(list(CUTOFFS))
-    axes[0].set_ylabel("mean NDCG@k (MQ2008, 784 queries)")
-    axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100))
-    plt.close(fig)
+    with matplotlib.rc_context(print_style("page")):
+        fig = Figure(figsize=FIGURE_SIZES["page"])
+        axes = fig.subplots(1, 3, sharey=True)
+        for ax, (convention, label) in zip(axes, CONVENTIONS.items()):
+            for learner in LEARNERS:
+                block = evaluation[(evaluation["learner"] == learner)
+                                   & (evaluation["evaluated_under"] == convention)]
+                ax.errorbar(block["k"], block["mean"], yerr=block["se"], marker="o", ms=3,
+                            capsize=2, label=learner)
+            ax.set_title(f"{label}'s NDCG")
+            ax.set_xlabel("k")
+            ax.set_xticks(list(CUTOFFS))
+        axes[0].set_ylabel("mean NDCG@k (784 queries)")
+        axes[0].legend(loc="upper left")  # the curves rise with k: that corner is empty
+        fig.tight_layout(pad=0.3)
+    save_figure(fig, path, "png", "page")
 
 
 def main(argv=None) -> None:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["win_loss_histogram", "trisk_by_alpha", "georisk_by_alpha", "tr_tj_per_query",
            "risk_reward", "run_figures", "write_run_figures", "save_figures", "save_figure",
-           "print_style", "RELATIVE_BINS", "FIGURE_SIZES"]
+           "print_figure", "print_style", "RELATIVE_BINS", "FIGURE_SIZES"]
 
 #: Bins of the relative change (M − M_b) / M_b, in %: losses and wins of more than 10%, 25% and
 #: 50% (a change within ±10% in the middle); the outer edges close the two end bins.
@@ -163,17 +163,34 @@ _FIXED_METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": N
                    "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
 
 
-def save_figure(figure: Any, path: Any, figure_format: str = "png") -> Any:
+def save_figure(figure: Any, path: Any, figure_format: str = "png",
+                figure_size: str | None = None) -> Any:
     """Write ``figure`` to ``path`` in ``figure_format`` whole or not at all, its bytes set by its
-    content only (no date or program in the file): PNG at 200 dpi, PDF and SVG at 150. Returns
-    the path (a ``pathlib.Path``)."""
+    content only (no date or program in the file): PNG at 200 dpi, PDF and SVG at 150. A figure
+    drawn in :func:`print_style` is saved in it too (``figure_size``: the fonts embedded as text,
+    the tick labels, which matplotlib makes as it saves, in the style's sizes); None saves it
+    in matplotlib's current settings. Returns the path (a ``pathlib.Path``).
+
+    >>> import tempfile, pathlib
+    >>> figure = print_figure(lambda ax: ax.plot([1, 2, 3], [0.2, 0.5, 0.4]), "column")
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> save_figure(figure, folder / "line.pdf", "pdf", "column").name
+    'line.pdf'
+    """
+    from contextlib import nullcontext
     from pathlib import Path
+
+    import matplotlib
 
     from lgb_risk._io import atomic_write
 
-    atomic_write(path, lambda tmp: figure.savefig(
-        tmp, format=figure_format, dpi=200 if figure_format == "png" else 150,
-        metadata=_FIXED_METADATA[figure_format]))
+    _check_format(figure_format)
+    style = (nullcontext() if figure_size is None
+             else matplotlib.rc_context(print_style(figure_size)))
+    with style:
+        atomic_write(path, lambda tmp: figure.savefig(
+            tmp, format=figure_format, dpi=200 if figure_format == "png" else 150,
+            metadata=_FIXED_METADATA[figure_format]))
     return Path(path)
 
 
@@ -449,7 +466,7 @@ def run_figures(scores: Mapping[str, Any], baseline: str, *,
     Returns ``{file name without its extension: matplotlib Figure}``.
     """
     drawers = _run_figure_drawers(scores, baseline, alphas, alpha, correction, titles)
-    return {name: _drawn(draw, figure_size) for name, draw in drawers.items()}
+    return {name: print_figure(draw, figure_size) for name, draw in drawers.items()}
 
 
 def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, *,
@@ -466,7 +483,7 @@ def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, 
     print_style(figure_size)  # a bad size is refused before anything is drawn
     drawers = _run_figure_drawers(scores, baseline, alphas, alpha, correction, titles)
     return _in_forks(list(drawers), lambda share, report: save_figures(
-        {name: _drawn(drawers[name], figure_size) for name in share}, directory,
+        {name: print_figure(drawers[name], figure_size) for name in share}, directory,
         figure_format, figure_size, progress=report), progress)
 
 
@@ -502,13 +519,21 @@ def _in_forks(names: list, work: Any, progress: Any) -> list:
     return [by_name[name] for name in names]
 
 
-def _drawn(draw: Any, figure_size: str) -> Any:
-    """A Figure of ``figure_size`` whose Axes ``draw(ax)`` draws, in :func:`print_style`, laid
-    out."""
+def print_figure(draw: Any, figure_size: str = "page") -> Any:
+    """A matplotlib Figure of ``figure_size`` (:data:`FIGURE_SIZES`) whose one Axes
+    ``draw(ax)`` draws, in :func:`print_style`, laid out to fill exactly that size: a figure a
+    paper's ``figure`` (``"column"``) or ``figure*`` (``"page"``) takes as it is. Save it with
+    :func:`save_figure` at the same ``figure_size``.
+
+    >>> figure = print_figure(lambda ax: ax.plot([1, 2, 3], [0.2, 0.5, 0.4]), "column")
+    >>> [float(inches) for inches in figure.get_size_inches()]
+    [3.3, 2.6]
+    """
     import matplotlib
 
+    style = print_style(figure_size)  # refuses a size it does not know
     size = FIGURE_SIZES[figure_size]
-    with matplotlib.rc_context(print_style(figure_size)):
+    with matplotlib.rc_context(style):
         ax = _axes(None, size)
         draw(ax)
         return _laid_out(ax, size)
@@ -584,17 +609,14 @@ def save_figures(figures: Mapping[str, Any], directory: Any, figure_format: str 
     figure's size; ``progress(done, total)`` after each. Returns the paths."""
     from pathlib import Path
 
-    import matplotlib
-
     _check_format(figure_format)
+    print_style(figure_size)  # a bad size is refused before any file is written
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
-    with matplotlib.rc_context(print_style(figure_size)):
-        for name, figure in figures.items():
-            path = folder / f"{name}.{figure_format}"
-            save_figure(figure, path, figure_format)
-            paths.append(path)
-            if progress is not None:
-                progress(len(paths), len(figures))
+    for name, figure in figures.items():
+        paths.append(save_figure(figure, folder / f"{name}.{figure_format}", figure_format,
+                                 figure_size))
+        if progress is not None:
+            progress(len(paths), len(figures))
     return paths

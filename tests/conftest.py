@@ -55,3 +55,18 @@ def wait_for_a_unit_file(units, process, seconds=300):
         assert process.poll() is None, f"the run ended before any unit: {process.stderr.read()}"
         assert time.time() < deadline, f"no unit finished within {seconds} s"
         time.sleep(0.05)
+
+
+def pdf_facts(path) -> tuple[float, set]:
+    """(page width in pt, font types) of a PDF, read by poppler's tools (skips without them)."""
+    import shutil
+    import subprocess
+
+    if not shutil.which("pdffonts") or not shutil.which("pdfinfo"):
+        pytest.skip("poppler-utils (pdffonts, pdfinfo) is not installed")
+    info = subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True)
+    size = next(line for line in info.stdout.splitlines() if line.startswith("Page size"))
+    width = float(size.split(":")[1].split("x")[0])
+    fonts = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, check=True)
+    types = {" ".join(line.split()[1:3]) for line in fonts.stdout.splitlines()[2:]}
+    return width, types

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from lgb_risk import cli, metrics
+from tests.conftest import pdf_facts
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +86,51 @@ def test_simulation_reports_every_method_and_budget(pool, tmp_path):
     truth = (metrics.dcg(pool["labels"], pool["X"][:, 0], pool["group"], 10)
              - metrics.dcg(np.where(held, pool["labels"], 0), lacking, pool["group"], 10))
     assert frame["truth"].to_numpy() == pytest.approx(truth.mean(), abs=1e-6)
+
+
+def test_the_simulation_figure_is_a_paper_figure_in_the_format_its_name_says(pool, tmp_path):
+    """--figure FILE.pdf at --figure-size column: a page exactly one ACM column wide with its
+    fonts embedded as TrueType; FILE.png: 200 dpi at the page size (7 x 3 in), the default."""
+    common = (pool["pool"], "--scores", pool["scores"], "--budget", "5", "20", "--simulate",
+              "--repetitions", "20")
+    pdf, png = tmp_path / "errors.pdf", tmp_path / "errors.png"
+    assert _run(*common, "--figure", pdf, "--figure-size", "column", "--figure-titles")[0] == 0
+    width, fonts = pdf_facts(pdf)
+    assert width == pytest.approx(3.3 * 72, abs=0.01) and fonts
+    assert not any("Type 3" in font for font in fonts), fonts
+    assert _run(*common, "--figure", png)[0] == 0
+    image_file = pytest.importorskip("PIL.Image")  # matplotlib's own dependency
+
+    with image_file.open(png) as image:
+        dpi = image.info["dpi"]
+        assert image.size == (1400, 600) and dpi == pytest.approx((200, 200), rel=1e-5)
+
+
+@pytest.mark.parametrize("figure, extra, message", [
+    ("errors.jpg", (), r"--figure .*errors.jpg: the file name should end in .pdf, .svg, .png"),
+    ("missing/errors.png", (), r"the folder .*missing does not exist"),
+    (None, ("--figure-size", "column"), "--figure-size shapes the figures of --figure FILE, "
+                                        "which is not given"),
+])
+def test_a_figure_that_could_not_be_written_is_refused_before_the_simulation(
+        pool, tmp_path, capsys, figure, extra, message):
+    """Refused before any work, with nothing written: not after a long simulation."""
+    table = tmp_path / "table.csv"
+    args = ["active", str(pool["pool"]), "--scores", str(pool["scores"]), "--budget", "5",
+            "--simulate", "--repetitions", "20", "-o", str(table), *extra]
+    if figure is not None:
+        args += ["--figure", str(tmp_path / figure)]
+    assert cli.main(args) != 0
+    assert re.search(message, capsys.readouterr().err)
+    assert sorted(path.name for path in tmp_path.iterdir()) == []
+
+
+def test_without_matplotlib_the_figure_is_refused_before_the_simulation(
+        pool, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
+    status = cli.main(["active", str(tmp_path / "no_such_pool.txt"), "--scores", "s.txt",
+                       "--budget", "5", "--simulate", "--figure", str(tmp_path / "f.png")])
+    assert status != 0 and "--figure needs matplotlib" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("content, message", [

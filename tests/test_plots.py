@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from lgb_risk import plots, risk
+from tests.conftest import pdf_facts
 
 pytest.importorskip("matplotlib")
 
@@ -134,19 +135,6 @@ def test_trisk_by_alpha_refuses_a_run_whose_trisk_is_undefined_everywhere():
         plots.trisk_by_alpha({"same": BASELINE}, BASELINE, [0, 1, 5])
 
 
-def _pdf_facts(path):
-    """(page width in pt, font types) of a PDF, read by poppler's tools."""
-    import shutil
-    if not shutil.which("pdffonts") or not shutil.which("pdfinfo"):
-        pytest.skip("poppler-utils (pdffonts, pdfinfo) is not installed")
-    info = subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True)
-    size = next(line for line in info.stdout.splitlines() if line.startswith("Page size"))
-    width = float(size.split(":")[1].split("x")[0])
-    fonts = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, check=True)
-    types = {" ".join(line.split()[1:3]) for line in fonts.stdout.splitlines()[2:]}
-    return width, types
-
-
 @pytest.mark.parametrize("size, width", [("column", 3.3 * 72), ("page", 7.0 * 72)])
 @pytest.mark.slow
 def test_pdf_figures_embed_truetype_fonts_at_exactly_their_width(tmp_path, size, width):
@@ -158,7 +146,7 @@ def test_pdf_figures_embed_truetype_fonts_at_exactly_their_width(tmp_path, size,
                                     figure_format="pdf", figure_size=size)
     assert len(paths) == 5
     for path in paths:
-        got_width, types = _pdf_facts(path)
+        got_width, types = pdf_facts(path)
         assert got_width == pytest.approx(width, abs=0.01) and got_width <= 506, path
         assert not any("Type 3" in t for t in types) and types, (path, types)
     assert plots.FIGURE_SIZES["column"][0] * 72 <= 241

@@ -4,13 +4,13 @@ labelling budget, or the estimators' errors simulated on a fully labelled pool."
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 
 from lgb_risk import data
 from lgb_risk._progress import on_terminal
 from lgb_risk._segments import offsets_from_group
+from lgb_risk.cli._figure import figure_file_format, refuse_figure_options_alone
 from lgb_risk.cli._output import write_output
 
 
@@ -46,6 +46,8 @@ def active_command(args) -> None:
 
     if args.figure and not args.simulate:
         raise ValueError("--figure draws the simulation's errors: it needs --simulate")
+    refuse_figure_options_alone(args, "--figure FILE")
+    figure_format = None if args.figure is None else figure_file_format(args.figure)
     pool, scores, scores2, P, doc_cost = _active_inputs(args)
     options = {"measure": active.target_measure(args.measure, args.k,
                                                 convention=args.convention),
@@ -57,10 +59,6 @@ def active_command(args) -> None:
         frame["se"] = frame["abs_error_sd"] / np.sqrt(frame["repetitions"])
         frame = frame[["method", "budget", "truth", "mean_abs_error", "se", "sq_error",
                        "wrong_sign", "draws", "predicted_ratio"]]
-        if args.figure:
-            what = "difference of two rankers" if scores2 is not None else "one ranker"
-            _active_figure(frame, args.figure, f"{options['measure'].label}, {what}: error of "
-                           f"the estimate by budget ({args.repetitions} repetitions)")
     else:
         starts = offsets_from_group(pool.group)
         index = {str(q): i for i, q in enumerate(pool.query_ids)}
@@ -81,20 +79,24 @@ def active_command(args) -> None:
                          "predicted_mse_ratio": result.predicted_mse_ratio})
         frame = pd.DataFrame(rows)
     write_output(frame, args.format, args.output, decimals=args.decimals)
+    if figure_format is not None:  # the table first: a figure that fails loses no result
+        what = "difference of two rankers" if scores2 is not None else "one ranker"
+        title = (f"{options['measure'].label}, {what}\nerror by budget, "
+                 f"{args.repetitions} repetitions" if args.figure_titles else None)
+        _write_active_figure(frame, args.figure, figure_format, args.figure_size or "page",
+                             title)
 
 
-def _active_figure(frame, path, title: str) -> None:
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise ValueError("--figure needs matplotlib (pip install 'lgb_risk[plot]')") from None
+def _write_active_figure(frame, path: str, figure_format: str, figure_size: str,
+                         title: str | None) -> None:
+    """``--figure FILE``: each method's error against budget
+    (:func:`lgb_risk.active.figures.plot_errors`) as a paper prints it."""
     from lgb_risk.active.figures import plot_errors
+    from lgb_risk.plots import print_figure, save_figure
 
-    fig = Figure(figsize=(5, 3.6))
-    ax = fig.subplots()
-    plot_errors(ax, frame, title=title)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    from lgb_risk._io import atomic_write
+    def draw(ax) -> None:
+        plot_errors(ax, frame, title=title)
+        ax.legend(loc="lower left")  # errors fall with the budget: that corner is empty
 
-    atomic_write(Path(path), lambda tmp: fig.savefig(tmp, format="png", dpi=100))
+    figure = print_figure(draw, figure_size)
+    save_figure(figure, path, figure_format, figure_size)

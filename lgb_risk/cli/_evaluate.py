@@ -10,6 +10,7 @@ from pathlib import Path
 from lgb_risk import data, trec
 from lgb_risk._io import atomic_write_text
 from lgb_risk._progress import on_terminal
+from lgb_risk.cli._figure import refuse_figure_options_alone, require_matplotlib
 from lgb_risk.cli._output import headers_given, note_placement, refuse_unknown_headers, write_output
 from lgb_risk.cli._parser import build_parser
 from lgb_risk.conventions import resolve
@@ -17,15 +18,7 @@ from lgb_risk.conventions import resolve
 
 def _refuse_ignored_options(args) -> None:
     """Refuse, before any work, an option that the others given would make do nothing."""
-    if getattr(args, "figure", None) is None:
-        given = [flag for flag, value in (("--figure-format", args.figure_format),
-                                          ("--figure-size", args.figure_size),
-                                          ("--figure-titles", args.figure_titles or None))
-                 if value is not None]
-        if given:
-            raise ValueError(f"{' and '.join(given)} {'shape' if len(given) > 1 else 'shapes'} "
-                             "the figures of --figure DIR, which is not given: add --figure "
-                             "DIR, or drop them")
+    refuse_figure_options_alone(args, "--figure DIR")
     if args.test == "randomisation":
         if args.baseline is None:
             raise ValueError("--test randomisation tests each run against --baseline: give one")
@@ -120,10 +113,7 @@ def _write_figures(scores: dict, args, baseline) -> None:
     (:func:`lgb_risk.plots.write_run_figures`)."""
     if baseline is None:
         raise ValueError("--figure draws the runs against --baseline: give one")
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise ValueError("--figure needs matplotlib: pip install 'lgb_risk[plot]'") from None
+    require_matplotlib()
     import time
 
     from lgb_risk.plots import write_run_figures

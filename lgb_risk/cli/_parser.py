@@ -96,6 +96,16 @@ def _add_output_options(parser) -> None:
     parser.add_argument("-o", "--output", help="write to this file instead of standard output")
 
 
+def _add_figure_look_options(parser) -> None:
+    """How ``--figure`` looks: its size on a paper's page and whether it has a title."""
+    parser.add_argument("--figure-titles", action="store_true",
+                        help="with --figure: a title on each figure (by default none: a "
+                        "paper's caption says what a figure shows)")
+    parser.add_argument("--figure-size", choices=("page", "column"),
+                        help="the figures' size: page (7 in wide, ACM's figure*, default) or "
+                        "column (3.3 in, within ACM's 241-pt column)")
+
+
 def _add_baseline_options(parser) -> None:
     """The options of ``evaluate`` and ``risk`` that compare the runs to ``--baseline``."""
     parser.add_argument("--figure", metavar="DIR",
@@ -105,12 +115,7 @@ def _add_baseline_options(parser) -> None:
                         "the plot extra)")
     parser.add_argument("--figure-format", choices=("pdf", "svg", "png"),
                         help="the figures' file format (default png; pdf or svg for a paper)")
-    parser.add_argument("--figure-titles", action="store_true",
-                        help="with --figure: a title on each figure (by default none: a "
-                        "paper's caption says what a figure shows)")
-    parser.add_argument("--figure-size", choices=("page", "column"),
-                        help="the figures' size: page (7 in wide, ACM's figure*, default) or "
-                        "column (3.3 in, within ACM's 241-pt column)")
+    _add_figure_look_options(parser)
     parser.add_argument("--loss-fraction", type=_fraction, default=0.2,
                         help="with --baseline: count the topics more than this fraction below "
                         "the baseline's value, beside wins, losses and ties (default 0.2: "
@@ -161,6 +166,9 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("simulate active against passive estimation of ERR@10 on a labelled pool",
          "lgb-risk active pool.txt --scores scores.txt --measure err --k 10 --budget 5 10 20 "
          "--simulate --repetitions 200"),
+        ("the same errors as a figure for one column of a paper (PDF, fonts embedded)",
+         "lgb-risk active pool.txt --scores scores.txt --measure err --k 10 --budget 5 10 20 "
+         "--simulate --figure errors.pdf --figure-size column"),
     ],
     "demo": [("write the demo collection into demo/ and evaluate it", "lgb-risk demo --out demo")],
 }
@@ -432,7 +440,10 @@ def _add_active(sub) -> None:
                     help="repeat the sampling on a fully labelled pool and report errors")
     ac.add_argument("--repetitions", type=_positive_int, default=1000,
                     help="repetitions per budget and method with --simulate (default 1000)")
-    ac.add_argument("--figure", help="with --simulate: write error against budget as a PNG")
+    ac.add_argument("--figure", metavar="FILE",
+                    help="with --simulate: write each method's error against budget to FILE, "
+                    "a PNG, PDF or SVG by its suffix (matplotlib, the plot extra)")
+    _add_figure_look_options(ac)
     ac.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     _add_output_options(ac)
 
