@@ -340,8 +340,21 @@ def tr_tj_per_query(system: PerQuery, baseline: PerQuery, alpha: float = 5.0, *,
     trisk_text = _minus(f"{t.trisk:.2f}")
     if title:
         ax.set_title(f"{name} against {baseline_name}: TRisk {trisk_text}")
-    ax.legend(title=f"{name}: TRisk {trisk_text}")
+    ax.legend(title=f"{name}: TRisk {trisk_text}", loc=_empty_corner(tr_sorted, t.tj[order]))
     return ax
+
+
+def _empty_corner(*sorted_by_tr: np.ndarray) -> str:
+    """Where the legend of the TR/TJ figure covers nothing: TR_q rises from left to right, so
+    below the axis on the right where no value of the last 40% of queries is negative, else
+    above it on the left where none of the first 40% is positive; else matplotlib's choice
+    (TJ_q's sign can differ from TR_q's)."""
+    part = max(1, int(np.ceil(0.4 * sorted_by_tr[0].size)))
+    if all(values[-part:].min() >= 0 for values in sorted_by_tr):
+        return "lower right"
+    if all(values[:part].max() <= 0 for values in sorted_by_tr):
+        return "upper left"
+    return "best"
 
 
 def _spaced(positions: np.ndarray, gap: float) -> list:
@@ -395,27 +408,68 @@ def risk_reward(points: Mapping[str, Sequence[tuple[float, float, float]]], *,
     [0.02, 0.015]
     """
     ax = _axes(ax, (6, 4.5))
+    labels = []  # (risk, reward, text, colour) of every point
     for learner, triples in points.items():
         ordered = sorted(triples)
-        risks = [r for _, r, _ in ordered]
-        rewards = [w for _, _, w in ordered]
         style = {**LINE_STYLES[len(ax.lines) % len(LINE_STYLES)], "linestyle": "none",
                  "markersize": 5}
-        line = ax.plot(risks, rewards, label=learner, **style)[0]
-        for i, (a, r, w) in enumerate(ordered):
-            ax.annotate(f"α={a:g}", (r, w), textcoords="offset points",
-                        xytext=(5, 5 if i % 2 == 0 else -9), fontsize=6,
-                        color=line.get_color())
+        line = ax.plot([r for _, r, _ in ordered], [w for _, _, w in ordered], label=learner,
+                       **style)[0]
+        labels += [(r, w, f"α={a:g}", line.get_color()) for a, r, w in ordered]
     if reference is not None:
         ax.plot([reference[0]], [reference[1]], marker="*", markersize=12, color="black",
                 linestyle="none", label=reference_name)
     ax.set_xlabel(f"Risk: mean loss max(0, M_b − M) to {baseline_name} ({measure})")
-    ax.set_ylabel(f"Reward: mean gain max(0, M − M_b) ({measure})")
+    ax.set_ylabel(f"Reward: mean gain max(0, M − M_b)\n({measure})")
     if title:
         ax.set_title(f"Risk and reward against {baseline_name} by training α")
     ax.margins(x=0.12, y=0.08)  # room for the α labels inside the axes
     _legend(ax)
+    _label_apart(ax, labels, [(x, y, 3) for x, y, _, _ in labels]
+                 + ([] if reference is None else [(*reference, 6)]))
     return ax
+
+
+#: Where an α label may sit beside its point, in points from it (right and above first).
+_LABEL_OFFSETS = ((4, 3), (4, -9), ("left", 3), ("left", -9), ("centre", 6), ("centre", -12))
+_LABEL_SIZE = 6  # points
+
+
+def _label_apart(ax: Any, labels: list, markers: list) -> None:
+    """Write each ``(x, y, text, colour)`` beside its point, at the first of
+    :data:`_LABEL_OFFSETS` where it overlaps neither a label already written nor a marker
+    (``(x, y, radius in points)``), or where it covers the least of them.
+
+    The boxes are estimated at the figure's present size (a character about 0.6 of the font
+    size wide) with a point of room around them, which absorbs most of the axes' change of size
+    when the figure is laid out."""
+    ax.autoscale_view()
+    to_points = ax.transData + ax.figure.dpi_scale_trans.inverted()  # then inches: × 72
+
+    def at(x: float, y: float) -> np.ndarray:
+        return to_points.transform((x, y)) * 72
+
+    boxes = [(cx - r, cy - r, cx + r, cy + r) for (cx, cy), r in
+             ((at(x, y), radius) for x, y, radius in markers)]
+
+    def overlap(box: tuple) -> float:
+        return sum(max(0.0, min(box[2], b[2]) - max(box[0], b[0]))
+                   * max(0.0, min(box[3], b[3]) - max(box[1], b[1])) for b in boxes)
+
+    for x, y, text, colour in labels:
+        px, py = at(x, y)
+        width = 0.6 * _LABEL_SIZE * len(text)
+        places = []
+        for dx, dy in _LABEL_OFFSETS:
+            shift = {"left": -4 - width, "centre": -width / 2}.get(dx, dx)
+            box = (px + shift - 1, py + dy - 1, px + shift + width + 1, py + dy + _LABEL_SIZE + 1)
+            places.append((overlap(box), len(places), shift, dy, box))
+            if places[-1][0] == 0:
+                break
+        _, _, shift, dy, box = min(places)  # the first free place, else the least covered
+        boxes.append(box)
+        ax.annotate(text, (x, y), textcoords="offset points", xytext=(shift, dy),
+                    fontsize=_LABEL_SIZE, color=colour)
 
 
 #: The file formats of the figures, as matplotlib writes them.

@@ -3,6 +3,7 @@ alpha, leave pyplot alone, and lgb-risk evaluate --figure writes them."""
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -81,6 +82,66 @@ def test_tr_tj_and_risk_reward_draw_their_values():
     assert ax.lines[0].get_xdata().tolist() == [0.02, 0.015]  # by training alpha
     assert ax.lines[0].get_linestyle() == "None"  # points, not joined: nothing between two α
     assert ax.lines[1].get_xdata().tolist() == [0.024]
+
+
+def _drawn_extents(figure, artists):
+    """The artists' boxes in pixels, as the figure saved now would place them."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)
+    return [artist.get_window_extent(renderer) for artist in artists]
+
+
+def test_the_alpha_labels_of_the_mq2008_risk_reward_figure_do_not_overlap():
+    """The committed MQ2008 report's eighteen points, ten of them in a corner beside
+    LambdaMART's star: every α label, measured as drawn after the layout, clear of the
+    others."""
+    table = pd.read_csv(Path(__file__).parents[1] / "experiments" / "results" / "mq2008.csv")
+    points: dict = {}
+    for row in table.itertuples():
+        points.setdefault(row.learner, []).append((row.alpha, row.bm25_risk, row.bm25_reward))
+    reference = points.pop("LambdaMART")[0][1:]
+    figure = plots.print_figure(lambda ax: plots.risk_reward(
+        points, reference=reference, ax=ax), "page")
+    labels = figure.axes[0].texts
+    assert len(labels) == sum(map(len, points.values())) >= 15
+    boxes = _drawn_extents(figure, labels)
+    overlapping = [(labels[i].get_text(), labels[j].get_text()) for i in range(len(boxes))
+                   for j in range(i) if boxes[i].overlaps(boxes[j])]
+    assert overlapping == []
+
+
+def _covered(figure, system, baseline) -> int:
+    """How many TR bars and TJ points of a TR/TJ figure its legend covers, as drawn."""
+    from matplotlib.transforms import Bbox
+
+    ax = figure.axes[0]
+    legend, = _drawn_extents(figure, [ax.get_legend()])
+    t = risk.trisk(system, baseline, 5)
+    tr = np.sort(t.tr, kind="stable")
+    bars = [Bbox(ax.transData.transform([(i - 0.5, min(0, v)), (i + 0.5, max(0, v))]))
+            for i, v in enumerate(tr) if v != 0]
+    tj = ax.transData.transform(np.column_stack(ax.lines[0].get_data()))
+    return sum(legend.overlaps(bar) for bar in bars) + sum(legend.contains(*xy) for xy in tj)
+
+
+def test_the_tr_tj_legend_sits_where_nothing_is_drawn():
+    """TR_q sorted rises from left to right: the legend goes below the axis on the right, or
+    above it on the left, where no bar and no TJ point is: an MQ2008-like system (a third of
+    the queries tied, a few steep losses), one mostly above its baseline, one mostly below."""
+    rng = np.random.default_rng(5)
+    baseline = rng.uniform(0.1, 0.7, 784)
+    change = np.where(rng.random(784) < 0.35, 0.0, rng.normal(0.03, 0.03, 784))
+    lost = rng.random(784) < 0.05
+    change[lost] = -rng.uniform(0.1, 0.6, lost.sum())
+    systems = {"mq2008-like": np.clip(baseline + change, 0, 1)}
+    for shift in (0.05, -0.3):  # mostly above the baseline, mostly below
+        systems[f"shift {shift}"] = np.clip(baseline + shift + rng.normal(0, 0.08, 784), 0, 1)
+    for name, system in systems.items():
+        figure = plots.print_figure(lambda ax, s=system: plots.tr_tj_per_query(
+            s, baseline, 5, ax=ax), "page")
+        assert _covered(figure, system, baseline) == 0, name
 
 
 @pytest.mark.slow

@@ -32,7 +32,8 @@ def write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, resu
                   suffix: str) -> list[Path]:
     """GeoRisk against α per learner, per-query TR/TJ (:func:`lgb_risk.plots.tr_tj_per_query`),
     Risk against Reward by training α (:func:`lgb_risk.plots.risk_reward`) and, with repeats,
-    the repeatability of per-query losses, in the figures' print style
+    the repeatability of per-query losses, each as wide as a paper's page (``figure*``,
+    :data:`lgb_risk.plots.FIGURE_SIZES`) in the figures' print style
     (:func:`lgb_risk.plots.print_style`: no text below 6 pt); none without matplotlib.
 
     ``table`` is the report's table of one measure (a row per learner and α), ``results`` the
@@ -41,31 +42,47 @@ def write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, resu
     :func:`~lgb_risk.experiment.report.loss_repeatability`; the files are written into ``out``,
     their names ending in ``suffix``. Returns their paths."""
     try:
-        # Figures built on their own, not through pyplot: the caller's backend and pyplot's
-        # figures are left alone, and the import takes half the time.
-        import matplotlib
+        import matplotlib  # noqa: F401
     except ImportError:
         return []
-    from lgb_risk.plots import print_style
+    from lgb_risk.plots import print_figure
 
-    with matplotlib.rc_context(print_style("page")):
-        return _draw_figures(config, out, table, results, feature, repeatability, measure,
-                             suffix)
+    def saved(figure, name: str) -> Path:
+        return save_figure(figure, out / f"{name}{suffix}.png", "png", "page")
+
+    paths = [saved(print_figure(lambda ax: _by_training_alpha(ax, config, table), "page"),
+                   "georisk_vs_alpha")]
+    learner = config.report.learner or next(
+        (n for n in reversed(list(config.learners)) if n != "LambdaMART"), "LambdaMART")
+    key = (learner, max(config.learners[learner]))
+    alpha, base = config.report.alpha, config.baselines.feature_name
+    if risk.trisk_if_defined(results[key].to_numpy(), feature, alpha) is not None:
+        paths.append(saved(print_figure(lambda ax: tr_tj_per_query(
+            results[key].to_numpy(), feature, alpha, measure=measure.label,
+            name=f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g}", baseline_name=base, ax=ax),
+            "page"), "tr_tj_per_query"))
+    # else: TR_q is undefined (every query the same x_q, as where the learner ties the
+    # baseline everywhere); the table says TRisk is undefined (–), and no figure is drawn.
+
+    points: dict = {}
+    for (name, trained), rows in table.groupby(["learner", "alpha"], sort=False):
+        points.setdefault(name, []).append((trained, rows[f"{base}_risk"].iloc[0],
+                                            rows[f"{base}_reward"].iloc[0]))
+    reference = points.pop(OBJECTIVES["LambdaMART"].paper_name)[0][1:]
+    paths.append(saved(print_figure(lambda ax: risk_reward(
+        points, reference=reference, measure=measure.label, baseline_name=base, ax=ax),
+        "page"), "risk_reward"))
+    if repeatability:
+        paths.append(saved(_repeatability_figure(config, repeatability, measure),
+                           "loss_repeatability"))
+    return paths
 
 
-def _draw_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, results: pd.DataFrame,
-                  feature: np.ndarray, repeatability: dict, measure: MeasureSpec,
-                  suffix: str) -> list[Path]:
-    """The figures of :func:`write_figures`, drawn and written."""
-    from matplotlib.figure import Figure
-
-    alpha = config.report.alpha
-    base = config.baselines.feature_name
-    paths = []
+def _by_training_alpha(ax, config: ExperimentConfig, table: pd.DataFrame) -> None:
+    """GeoRisk against the learned baselines (URisk against the feature baseline where there
+    are none) of each learner by training α, LambdaMART's as a line ([GEO] Fig. 3)."""
     column = "georisk" if "georisk" in table else "urisk"
-    against = "the learned baselines" if column == "georisk" else base
-    fig = Figure(figsize=(6, 4))
-    ax = fig.subplots()
+    against = "the learned baselines" if column == "georisk" else config.baselines.feature_name
     for learner, rows in table.groupby("learner", sort=False):
         if learner == OBJECTIVES["LambdaMART"].paper_name:
             ax.axhline(rows[column].iloc[0], color="black", linestyle="--", label=learner)
@@ -80,54 +97,39 @@ def _draw_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, resu
     ax.minorticks_off()
     ax.set_xlabel("training α")
     ax.set_ylabel(f"{'GeoRisk' if column == 'georisk' else 'URisk'} against {against}\n"
-                  f"(evaluation α = {alpha:g}; higher is better)")
+                  f"(evaluation α = {config.report.alpha:g}; higher is better)")
     # An honest scale: at least 0.05 of the measure around the values, stated on the figure.
     low, high = table[column].min(), table[column].max()
     middle, span = (low + high) / 2, max(high - low, 0.05)
     ax.set_ylim(middle - 0.6 * span, middle + 0.6 * span)
     ax.text(0.01, 0.01, f"values range over {high - low:.4f}", transform=ax.transAxes,
             va="bottom")
-    ax.legend()
-    fig.tight_layout()
-    paths.append(save_figure(fig, out / f"georisk_vs_alpha{suffix}.png"))
+    # Beside the axes: the learners' lines lie close together across the whole width.
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
 
-    learner = config.report.learner or next(
-        (n for n in reversed(list(config.learners)) if n != "LambdaMART"), "LambdaMART")
-    key = (learner, max(config.learners[learner]))
-    label = measure.label
-    if risk.trisk_if_defined(results[key].to_numpy(), feature, alpha) is not None:
-        ax = tr_tj_per_query(results[key].to_numpy(), feature, alpha, measure=label,
-                             name=f"{OBJECTIVES[key[0]].paper_name} α={key[1]:g}",
-                             baseline_name=base)
-        ax.figure.tight_layout()
-        paths.append(save_figure(ax.figure, out / f"tr_tj_per_query{suffix}.png"))
-    # else: TR_q is undefined (every query the same x_q, as where the learner ties the
-    # baseline everywhere); the table says TRisk is undefined (–), and no figure is drawn.
 
-    points: dict = {}
-    for (name, trained), rows in table.groupby(["learner", "alpha"], sort=False):
-        points.setdefault(name, []).append((trained, rows[f"{base}_risk"].iloc[0],
-                                            rows[f"{base}_reward"].iloc[0]))
-    reference = points.pop(OBJECTIVES["LambdaMART"].paper_name)[0][1:]
-    ax = risk_reward(points, reference=reference, measure=label, baseline_name=base)
-    ax.figure.tight_layout()
-    paths.append(save_figure(ax.figure, out / f"risk_reward{suffix}.png"))
+def _repeatability_figure(config: ExperimentConfig, repeatability: dict, measure: MeasureSpec):
+    """How far plain LambdaMART's per-query losses repeat across splits: one panel per kind
+    of baseline, a query's loss in one repeat against another's, page wide."""
+    import matplotlib
+    from matplotlib.figure import Figure
 
-    if repeatability:
-        described = {"feature": f"loss to {base}", "learned": "mean loss to the learned baselines"}
-        fig = Figure(figsize=(4 * len(repeatability), 4))
+    from lgb_risk.plots import FIGURE_SIZES, print_style
+
+    described = {"feature": f"loss to {config.baselines.feature_name}",
+                 "learned": "mean loss to the learned baselines"}
+    with matplotlib.rc_context(print_style("page")):
+        fig = Figure(figsize=FIGURE_SIZES["page"])
         axes = np.atleast_1d(fig.subplots(1, len(repeatability)))
         for ax, (kind, (first, second, r)) in zip(axes, repeatability.items()):
-            ax.scatter(first, second, s=6, alpha=0.3, color="tab:blue", linewidths=0)
+            ax.scatter(first, second, s=4, alpha=0.3, color="tab:blue", linewidths=0)
             top = max(first.max(), second.max(), 1e-6) * 1.05
             ax.plot([0, top], [0, top], color="grey", linestyle=":", linewidth=0.8)
             ax.set_xlim(0, top)
             ax.set_ylim(0, top)
             ax.set_xlabel(f"{described[kind]}, one repeat")
             ax.set_ylabel("the same query, another repeat")
-            ax.set_title(f"{described[kind]}: r = {r:.2f}")
-        fig.suptitle(f"{config.name}: plain LambdaMART's per-query losses across splits "
-                     f"({label})")
-        fig.tight_layout()
-        paths.append(save_figure(fig, out / f"loss_repeatability{suffix}.png"))
-    return paths
+            ax.set_title(f"{described[kind]} ({measure.label}): r = {r:.2f}",
+                         fontsize="medium")
+        fig.tight_layout(pad=0.3)
+    return fig
