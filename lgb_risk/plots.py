@@ -16,6 +16,10 @@ or keyed by topic (:mod:`lgb_risk.risk` aligns them).
 - :func:`risk_reward`: Risk against Reward of a risk-sensitive learner, one point per training
   α, LambdaMART marked — the trade-off of [TR] Table 3 and [GEO] Table 7, drawn.
 
+:func:`run_figures` draws them for several runs against a baseline, each as a paper prints it;
+:func:`print_figure` draws any one Axes that way and :func:`save_figure` writes it whole (the
+sizes, the style and the files: :data:`FIGURE_SIZES`, :func:`print_style`).
+
 References: [TR], [GEO] (:mod:`lgb_risk.references`).
 """
 
@@ -30,13 +34,25 @@ import numpy as np
 from lgb_risk import measures as registry
 from lgb_risk import risk
 from lgb_risk._per_query_input import aligned
+from lgb_risk._print_figure import (
+    FIGURE_FORMATS,
+    FIGURE_SIZES,
+    PRINT_STYLE,
+    check_format,
+    new_axes,
+    print_figure,
+    print_style,
+    save_figure,
+    save_figures,
+)
 
 if TYPE_CHECKING:
     from lgb_risk._typing import PerQuery
 
 __all__ = ["win_loss_histogram", "trisk_by_alpha", "georisk_by_alpha", "tr_tj_per_query",
            "risk_reward", "run_figures", "write_run_figures", "save_figures", "save_figure",
-           "print_figure", "print_style", "RELATIVE_BINS", "FIGURE_SIZES"]
+           "print_figure", "print_style", "RELATIVE_BINS", "FIGURE_SIZES", "FIGURE_FORMATS",
+           "PRINT_STYLE"]
 
 #: Bins of the relative change (M − M_b) / M_b, in %: losses and wins of more than 10%, 25% and
 #: 50% (a change within ±10% in the middle); the outer edges close the two end bins.
@@ -44,11 +60,7 @@ RELATIVE_BINS = (-100.0, -50.0, -25.0, -10.0, 10.0, 25.0, 50.0, 100.0)
 
 
 def _axes(ax: Any, size: tuple[float, float]) -> Any:
-    if ax is not None:
-        return ax
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=size).subplots()
+    return ax if ax is not None else new_axes(size)
 
 
 def _runs(systems: Mapping[str, PerQuery] | PerQuery) -> dict:
@@ -156,42 +168,6 @@ def _signed_counts(losses: np.ndarray, wins: np.ndarray):
         return np.concatenate([lost, [np.sum(change == 0)], won])
 
     return count
-
-
-#: File metadata left out, so that a figure's bytes depend on its content only.
-_FIXED_METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
-                   "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
-
-
-def save_figure(figure: Any, path: Any, figure_format: str = "png",
-                figure_size: str | None = None) -> Any:
-    """Write ``figure`` to ``path`` in ``figure_format`` whole or not at all, its bytes set by its
-    content only (no date or program in the file): PNG at 200 dpi, PDF and SVG at 150. A figure
-    drawn in :func:`print_style` is saved in it too (``figure_size``: the fonts embedded as text,
-    the tick labels, which matplotlib makes as it saves, in the style's sizes); None saves it
-    in matplotlib's current settings. Returns the path (a ``pathlib.Path``).
-
-    >>> import tempfile, pathlib
-    >>> figure = print_figure(lambda ax: ax.plot([1, 2, 3], [0.2, 0.5, 0.4]), "column")
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> save_figure(figure, folder / "line.pdf", "pdf", "column").name
-    'line.pdf'
-    """
-    from contextlib import nullcontext
-    from pathlib import Path
-
-    import matplotlib
-
-    from lgb_risk._io import atomic_write
-
-    _check_format(figure_format)
-    style = (nullcontext() if figure_size is None
-             else matplotlib.rc_context(print_style(figure_size)))
-    with style:
-        atomic_write(path, lambda tmp: figure.savefig(
-            tmp, format=figure_format, dpi=200 if figure_format == "png" else 150,
-            metadata=_FIXED_METADATA[figure_format]))
-    return Path(path)
 
 
 def _file_stem(name: str) -> str:
@@ -430,14 +406,16 @@ def risk_reward(points: Mapping[str, Sequence[tuple[float, float, float]]], *,
     return ax
 
 
-#: Where an α label may sit beside its point, in points from it (right and above first).
-_LABEL_OFFSETS = ((4, 3), (4, -9), ("left", 3), ("left", -9), ("centre", 6), ("centre", -12))
+#: Where an α label may sit beside its point, in order: the side it starts from (4 points to
+#: the right or left of the point, or centred on it) and its height, in points from the point.
+_LABEL_PLACES = (("right", 3), ("right", -9), ("left", 3), ("left", -9), ("centre", 6),
+                 ("centre", -12))
 _LABEL_SIZE = 6  # points
 
 
 def _label_apart(ax: Any, labels: list, markers: list) -> None:
     """Write each ``(x, y, text, colour)`` beside its point, at the first of
-    :data:`_LABEL_OFFSETS` where it overlaps neither a label already written nor a marker
+    :data:`_LABEL_PLACES` where it overlaps neither a label already written nor a marker
     (``(x, y, radius in points)``), or where it covers the least of them.
 
     The boxes are estimated at the figure's present size (a character about 0.6 of the font
@@ -459,9 +437,9 @@ def _label_apart(ax: Any, labels: list, markers: list) -> None:
     for x, y, text, colour in labels:
         px, py = at(x, y)
         width = 0.6 * _LABEL_SIZE * len(text)
-        places = []
-        for dx, dy in _LABEL_OFFSETS:
-            shift = {"left": -4 - width, "centre": -width / 2}.get(dx, dx)
+        places: list[tuple[float, int, float, int, tuple]] = []
+        for side, dy in _LABEL_PLACES:
+            shift = {"right": 4.0, "left": -4.0 - width, "centre": -width / 2}[side]
             box = (px + shift - 1, py + dy - 1, px + shift + width + 1, py + dy + _LABEL_SIZE + 1)
             places.append((overlap(box), len(places), shift, dy, box))
             if places[-1][0] == 0:
@@ -470,39 +448,6 @@ def _label_apart(ax: Any, labels: list, markers: list) -> None:
         boxes.append(box)
         ax.annotate(text, (x, y), textcoords="offset points", xytext=(shift, dy),
                     fontsize=_LABEL_SIZE, color=colour)
-
-
-#: The file formats of the figures, as matplotlib writes them.
-FIGURE_FORMATS = ("pdf", "svg", "png")
-
-
-#: Figure sizes in inches, by where the figure goes: ACM sigconf's one column (``figure``,
-#: 241 pt) and the text width (``figure*``, 506 pt), a little narrower, so that the file's page
-#: is exactly this wide and fits.
-FIGURE_SIZES = {"column": (3.3, 2.6), "page": (7.0, 3.0)}
-
-#: matplotlib's settings for the figures as a paper prints them, by size: fonts embedded as
-#: TrueType (Type 42) in PDF and kept as text in SVG (some submission systems refuse Type 3
-#: fonts), no text below 6 pt at print size, true minus signs.
-PRINT_STYLE: dict[str, dict[str, Any]] = {
-    "column": {"font.size": 7, "axes.labelsize": 7, "xtick.labelsize": 6.5,
-               "ytick.labelsize": 6.5, "legend.fontsize": 6.5, "legend.title_fontsize": 6.5},
-    "page": {"font.size": 8, "axes.labelsize": 8, "xtick.labelsize": 7, "ytick.labelsize": 7,
-             "legend.fontsize": 7, "legend.title_fontsize": 7},
-}
-_EMBEDDED_TEXT: dict[str, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none",
-                  "axes.unicode_minus": True, "svg.hashsalt": "lgb_risk"}  # SVG ids not random
-
-
-def print_style(figure_size: str = "page") -> dict:
-    """The matplotlib settings of a figure of ``figure_size`` (:data:`FIGURE_SIZES`), for
-    ``matplotlib.rc_context``: :data:`PRINT_STYLE` and the fonts embedded as text."""
-    if figure_size not in FIGURE_SIZES:
-        raise ValueError(f"figure_size must be one of {', '.join(FIGURE_SIZES)}, got "
-                         f"{figure_size!r}")
-    from lgb_risk._print_font import font_family
-
-    return {**PRINT_STYLE[figure_size], **_EMBEDDED_TEXT, "font.family": font_family()}
 
 
 def run_figures(scores: Mapping[str, Any], baseline: str, *,
@@ -533,18 +478,12 @@ def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, 
     figure's size), the figures shared between this process and forked copies of it, one per
     usable core. ``progress(done, total)`` is called as files are written. Returns the paths.
     """
-    _check_format(figure_format)
+    check_format(figure_format)
     print_style(figure_size)  # a bad size is refused before anything is drawn
     drawers = _run_figure_drawers(scores, baseline, alphas, alpha, correction, titles)
     return _in_forks(list(drawers), lambda share, report: save_figures(
         {name: print_figure(drawers[name], figure_size) for name in share}, directory,
         figure_format, figure_size, progress=report), progress)
-
-
-def _check_format(figure_format: str) -> None:
-    if figure_format not in FIGURE_FORMATS:
-        raise ValueError(f"figure_format must be one of {', '.join(FIGURE_FORMATS)}, got "
-                         f"{figure_format!r}")
 
 
 def _in_forks(names: list, work: Any, progress: Any) -> list:
@@ -571,26 +510,6 @@ def _in_forks(names: list, work: Any, progress: Any) -> list:
     if progress is not None:
         progress(len(names), len(names))
     return [by_name[name] for name in names]
-
-
-def print_figure(draw: Any, figure_size: str = "page") -> Any:
-    """A matplotlib Figure of ``figure_size`` (:data:`FIGURE_SIZES`) whose one Axes
-    ``draw(ax)`` draws, in :func:`print_style`, laid out to fill exactly that size: a figure a
-    paper's ``figure`` (``"column"``) or ``figure*`` (``"page"``) takes as it is. Save it with
-    :func:`save_figure` at the same ``figure_size``.
-
-    >>> figure = print_figure(lambda ax: ax.plot([1, 2, 3], [0.2, 0.5, 0.4]), "column")
-    >>> [float(inches) for inches in figure.get_size_inches()]
-    [3.3, 2.6]
-    """
-    import matplotlib
-
-    style = print_style(figure_size)  # refuses a size it does not know
-    size = FIGURE_SIZES[figure_size]
-    with matplotlib.rc_context(style):
-        ax = _axes(None, size)
-        draw(ax)
-        return _laid_out(ax, size)
 
 
 def _run_figure_drawers(scores, baseline, alphas, alpha, correction, titles) -> dict:
@@ -633,44 +552,3 @@ def _run_figure_drawers(scores, baseline, alphas, alpha, correction, titles) -> 
             add(f"tr_tj_{_file_stem(run)}_{stem}", lambda ax, v=values, b=base, r=run, n=named:
                 tr_tj_per_query(v, b, alpha, name=r, ax=ax, **n))
     return drawers
-
-
-def _laid_out(ax: Any, size: tuple) -> Any:
-    """The Axes' Figure at ``size`` inches, its parts laid out within it."""
-    figure = ax.figure
-    figure.set_size_inches(*size)
-    legend = ax.get_legend()
-    if legend is not None and size[0] < 4 and len(legend.get_texts()) > 4:
-        # One column is too narrow for a legend beside the axes: under the figure, two
-        # entries a row, with room kept for it.
-        handles, labels = ax.get_legend_handles_labels()
-        legend.remove()
-        figure.legend(handles, labels, loc="lower center", ncol=2, frameon=False)
-        rows = -(-len(labels) // 2) + sum(label.count("\n") for label in labels)
-        figure.tight_layout(pad=0.3, rect=(0, 0.02 + 0.045 * rows * 3.0 / size[1], 1, 1))
-    else:
-        figure.tight_layout(pad=0.3)
-    # Laid out once: no layout engine left for savefig to run again (it would render the
-    # figure twice, and embed its fonts twice in a PDF).
-    figure.set_layout_engine(None)
-    return figure
-
-
-def save_figures(figures: Mapping[str, Any], directory: Any, figure_format: str = "png",
-                 figure_size: str = "page", *, progress: Any = None) -> list:
-    """Write ``{name: Figure}`` (:func:`run_figures`) as ``directory/NAME.FORMAT``, each whole
-    or not at all, in :func:`print_style` (fonts embedded as text), the page exactly the
-    figure's size; ``progress(done, total)`` after each. Returns the paths."""
-    from pathlib import Path
-
-    _check_format(figure_format)
-    print_style(figure_size)  # a bad size is refused before any file is written
-    folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, figure in figures.items():
-        paths.append(save_figure(figure, folder / f"{name}.{figure_format}", figure_format,
-                                 figure_size))
-        if progress is not None:
-            progress(len(paths), len(figures))
-    return paths

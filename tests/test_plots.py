@@ -181,13 +181,32 @@ def test_the_active_evaluation_figure_marks_budgets_and_tells_methods_apart():
                                                           "active uniC")
                           for b in (5, 20, 50)],
                          columns=["method", "budget", "mean_abs_error", "se"])
-    ax = plots._axes(None, (5, 4))
-    plot_errors(ax, frame, title="ERR@10, one ranker")
+    ax = plots.print_figure(lambda ax: plot_errors(ax, frame, title="ERR@10, one ranker"),
+                            "column").axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["5", "20", "50"]
     styles = {(line.get_marker(), line.get_linestyle()) for line in ax.lines if
               len(line.get_xdata()) == 3}
     assert len(styles) == 4  # every method its own marker and line style
     assert ax.get_title() == "ERR@10, one ranker"
+
+
+def test_the_active_evaluation_figure_takes_simulates_table_as_it_is():
+    """Without ``se`` the bars are abs_error_sd / sqrt(repetitions), computed here by hand from
+    the table; a table lacking a column is refused by name."""
+    from lgb_risk.active import simulate, uniform_relevance
+    from lgb_risk.active.figures import plot_errors
+
+    rng = np.random.default_rng(0)
+    group = np.full(40, 8)
+    labels = rng.integers(0, 3, group.sum())
+    table = simulate(uniform_relevance(labels.size, 3), rng.normal(size=labels.size), group,
+                     labels, [10, 20], repetitions=30, seed=0, methods=("passive",))
+    ax = plots.print_figure(lambda ax: plot_errors(ax, table), "column").axes[0]
+    bars = ax.containers[0][2][0].get_segments()  # each error bar from its lower end up
+    expected = table["abs_error_sd"] / np.sqrt(table["repetitions"])
+    np.testing.assert_allclose([(top[1] - bottom[1]) / 2 for bottom, top in bars], expected)
+    with pytest.raises(ValueError, match="frame has no column 'repetitions'"):
+        plot_errors(ax, table.drop(columns="repetitions"))
 
 
 def test_trisk_by_alpha_refuses_a_run_whose_trisk_is_undefined_everywhere():

@@ -52,6 +52,13 @@ def plot_errors(ax: Any, frame: pd.DataFrame, *, title: str | None = None) -> An
     """
     from matplotlib.ticker import LogLocator, NullFormatter, StrMethodFormatter
 
+    needed = {"method", "budget", "mean_abs_error"} | (
+        {"se"} if "se" in frame else {"abs_error_sd", "repetitions"})
+    missing = sorted(needed - set(frame.columns))
+    if missing:
+        raise ValueError(f"frame has no column {', '.join(map(repr, missing))}: plot_errors draws "
+                         "lgb_risk.active.simulate's table (method, budget, mean_abs_error, "
+                         "and se or abs_error_sd with repetitions)")
     if "se" not in frame:
         frame = frame.assign(se=frame["abs_error_sd"] / np.sqrt(frame["repetitions"]))
     for method, rows in frame.groupby("method", sort=False):
