@@ -209,7 +209,7 @@ def prepare(objective: Any, labels: ArrayLike, group: ArrayLike,
     k = 0 if target is None or target.k is None else int(target.k)
     offsets = offsets_from_group(g)
     narrow = narrow_labels(y)
-    discounts = metrics._discounts(int(g.max()))
+    discounts = metrics.discounts(int(g.max()))
     truncation = int(objective.lambdarank_truncation_level)
     if target is not None and target.measure.name == "err":
         top = err_max_label(y, target)

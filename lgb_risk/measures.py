@@ -134,7 +134,7 @@ def _stopping_probabilities(n_grades, conv, *, max_label):
 
 
 _DCG_FORM = ActiveForm("additive", lambda n, conv: metrics.gains(np.arange(n), conv.label_gain),
-                       lambda width, conv: metrics._discounts(width, conv.discount),
+                       lambda width, conv: metrics.discounts(width, conv.discount),
                        ("stable", "average"), gain=True)
 
 

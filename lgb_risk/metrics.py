@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from lgb_risk._typing import ArrayLike, ConventionLike
 
 __all__ = [
-    "dcg", "ideal_dcg", "ndcg", "err", "expected_dcg", "ue_normalise", "gains",
+    "dcg", "ideal_dcg", "ndcg", "err", "expected_dcg", "ue_normalise", "gains", "discounts",
     "dcg_of_ranking", "stopping_probabilities",
     # measures of binary relevance (lgb_risk._binary_measures)
     "precision", "recall", "reciprocal_rank", "rank_biased_precision", "rbp_weights", "success",
@@ -124,13 +124,20 @@ def _gain_lookup(labels: np.ndarray,
 _DISCOUNTS = {"log2": np.empty(0), "letor": np.empty(0)}
 
 
-def _discounts(length: int, discount: str = "log2") -> np.ndarray:
-    """Discount of 0-based positions p = 0 .. length-1: ``1 / log2(p + 2)`` (``"log2"``), or
-    1 at p = 0 and ``1 / log2(p + 1)`` after (``"letor"``: 1 at ranks 1 and 2, then 1/log2(r)).
+def discounts(length: int, discount: str = "log2") -> np.ndarray:
+    """Discount D(p) of the 0-based positions p = 0 .. length-1: ``1 / log2(p + 2)``
+    (``"log2"``), or 1 at p = 0 and ``1 / log2(p + 1)`` after (``"letor"``: 1 at ranks 1 and
+    2, then 1/log2(r)); DCG@k is Σ_{p<k} g(l_p) D(p).
 
     Computed with the C library's log2 (``math.log2``), as LightGBM computes its discount table,
     so that objectives reproduce LightGBM's doubles bit for bit; cached and grown on demand.
+
+    >>> discounts(3).round(4).tolist(), discounts(3, "letor").round(4).tolist()
+    ([1.0, 0.6309, 0.5], [1.0, 1.0, 0.6309])
     """
+    check_choice(discount, "discount", tuple(_DISCOUNTS))
+    if length < 0:
+        raise ValueError(f"length must be at least 0, got {length}")
     table = _DISCOUNTS[discount]
     if table.size < length:
         size = max(length, 2 * table.size, 1024)
@@ -150,7 +157,7 @@ def dcg_of_ranking(ranked_gains: np.ndarray, positions: np.ndarray, query_index:
     """
     longest = int(positions.max()) + 1
     keep = positions < (longest if k is None else k)
-    w = ranked_gains[keep] * _discounts(longest, discount)[positions[keep]]
+    w = ranked_gains[keep] * discounts(longest, discount)[positions[keep]]
     return np.bincount(query_index[keep], weights=w, minlength=n_queries)
 
 
@@ -173,7 +180,7 @@ def _average_discount(s_sorted, pos, group, k, discount):
 
     Every block of equal scores gets the mean of its positions' discounts (0 beyond k).
     """
-    disc = np.where(pos < inputs.cutoff(k, group), _discounts(int(group.max()), discount)[pos], 0.0)
+    disc = np.where(pos < inputs.cutoff(k, group), discounts(int(group.max()), discount)[pos], 0.0)
     new_block = np.ones(pos.size, dtype=bool)
     new_block[1:] = (s_sorted[1:] != s_sorted[:-1]) | (pos[1:] == 0)
     block = np.cumsum(new_block) - 1
@@ -188,7 +195,7 @@ def _dcg(y, s, g, off, k, conv):
     if inputs.selects_top_k(s, k, conv.ties):
         kernels = inputs.kernels()
         return kernels.dcg_of_top(kernels.top_k_by_score(s, off, k),
-                                  *_gain_lookup(y, conv.label_gain), _discounts(k, conv.discount))
+                                  *_gain_lookup(y, conv.label_gain), discounts(k, conv.discount))
     gain_of_document = gains(y, conv.label_gain)
     order = inputs.ranked_order(y, s, off, conv.ties)
     pos = positions_in_query(g)
@@ -204,7 +211,7 @@ def _ideal_dcg(y, g, off, k, conv):
     kernels = inputs.kernels()
     if k is not None and k <= inputs.TOP_K_LIMIT:
         return kernels.dcg_of_top(kernels.top_k_by_label(y, off, k),
-                                  *_gain_lookup(y, conv.label_gain), _discounts(k, conv.discount))
+                                  *_gain_lookup(y, conv.label_gain), discounts(k, conv.discount))
     gain_of_document = gains(y, conv.label_gain)
     order = kernels.rank_by_label(y, off)
     qid = query_of_document(g)
@@ -292,7 +299,7 @@ def ndcg(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, k: int |
     y, s, g, off, k = inputs.validated(labels, scores, group, k, conv)
     if ideal is None and k is not None and inputs.selects_top_k(s, k, conv.ties):  # in one pass
         num, den = inputs.kernels().dcg_and_ideal_at_k(
-            s, y, off, k, *_gain_lookup(y, conv.label_gain), _discounts(k, conv.discount))
+            s, y, off, k, *_gain_lookup(y, conv.label_gain), discounts(k, conv.discount))
     elif ideal is None:
         num, den = _dcg(y, s, g, off, k, conv), _ideal_dcg(y, g, off, k, conv)
     else:
@@ -404,7 +411,7 @@ def expected_dcg(labels: ArrayLike, group: ArrayLike, k: int | None = 10, *,
     k = check_k(k)
     qid = query_of_document(g)
     mean_gain = np.bincount(qid, weights=gains(y, conv.label_gain), minlength=g.size) / g
-    cum_disc = np.cumsum(_discounts(int(g.max()), conv.discount))
+    cum_disc = np.cumsum(discounts(int(g.max()), conv.discount))
     depth = g if k is None else np.minimum(g, k)
     return mean_gain * cum_disc[depth - 1]
 

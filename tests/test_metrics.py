@@ -218,6 +218,13 @@ def test_discount_table_grown_on_demand_is_the_formula(monkeypatch, discount, sh
     the C library's log2 as LightGBM computes it."""
     monkeypatch.setitem(metrics._DISCOUNTS, discount, np.empty(0))
     for length in (3, 1024, 1025, 2049, 5000):
-        table = metrics._discounts(length, discount)
+        table = metrics.discounts(length, discount)
         expected = [1.0 / math.log2(max(p + shift, 2.0)) for p in range(length)]
         assert table.size == length and table.tolist() == expected
+
+
+def test_discounts_refuse_an_unknown_discount_and_a_negative_length():
+    with pytest.raises(ValueError, match=r"discount must be one of \['letor', 'log2'\], got 'ln'"):
+        metrics.discounts(3, "ln")
+    with pytest.raises(ValueError, match="length must be at least 0, got -1"):
+        metrics.discounts(-1)

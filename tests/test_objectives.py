@@ -713,7 +713,7 @@ def test_training_idcg_is_metrics_ideal_dcg_bit_for_bit(monkeypatch, chunk):
     offsets = np.concatenate([[0], np.cumsum(group)])
     cutoffs = (30, 3, 600)
     got = training_set.ideal_dcg(narrow, offsets, gain_table,
-                                metrics._discounts(int(group.max())), cutoffs)
+                                metrics.discounts(int(group.max())), cutoffs)
     for values, k in zip(got, cutoffs):
         expected = metrics.ideal_dcg(labels, group, k, label_gain=gain_table)
         np.testing.assert_array_equal(values, expected)

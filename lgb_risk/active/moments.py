@@ -272,7 +272,7 @@ def _discount_weights(scores, group, k, ties="stable", discount="log2"):
 
     Its non-zero entries are the documents whose labels L depends on: those to label.
     """
-    return _ranking_weights(scores, group, k, lambda width: metrics._discounts(width, discount),
+    return _ranking_weights(scores, group, k, lambda width: metrics.discounts(width, discount),
                            ties)
 
 
