@@ -304,6 +304,34 @@ def test_the_report_draws_its_figures_without_touching_the_callers_matplotlib(sm
         assert (out / name).read_bytes().startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
+def test_the_report_writes_its_figures_as_pdf_for_a_paper(small_run, tmp_path):
+    """``[report] figure_format = "pdf"``: each figure a PDF page 7 in wide (an ACM figure*)
+    with its fonts embedded as TrueType, linked from report.md; the run's units are reused."""
+    pytest.importorskip("matplotlib")
+    import dataclasses
+    import shutil
+
+    from lgb_risk.experiment.report import write_report
+    from tests.conftest import pdf_facts
+
+    config, out = small_run
+    copy = tmp_path / "out"
+    shutil.copytree(out, copy)
+    for old in copy.glob("*.png"):
+        old.unlink()
+    write_report(dataclasses.replace(
+        config, report=dataclasses.replace(config.report, figure_format="pdf")), copy)
+    pdfs = sorted(path.name for path in copy.glob("*.pdf"))
+    assert pdfs and "georisk_vs_alpha.pdf" in pdfs and not list(copy.glob("*.png"))
+    for name in pdfs:
+        width, fonts = pdf_facts(copy / name)
+        assert width == pytest.approx(7.0 * 72, abs=0.01) and fonts, name
+        assert not any("Type 3" in font for font in fonts), (name, fonts)
+    report = (copy / "report.md").read_text()
+    assert all(f"[{name}]({name})" in report for name in pdfs)
+
+
 def test_split_and_baselines_stages_alone(tmp_path):
     from lgb_risk import cli
 

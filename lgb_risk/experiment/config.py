@@ -22,6 +22,7 @@ from lgb_risk import measures as registry
 from lgb_risk._parameters import Bounds, OneOf, declared, parameter
 from lgb_risk._validation import check_number
 from lgb_risk.objectives import OBJECTIVES, TARGET_MEASURES
+from lgb_risk.plots import FIGURE_FORMATS
 from lgb_risk.significance import CORRECTIONS
 
 if sys.version_info >= (3, 11):
@@ -226,8 +227,9 @@ class TrainingConfig:
 
 @dataclasses.dataclass(frozen=True)
 class ReportConfig:
-    """``[report]``: α of the report's risk columns, the learner of the TR/TJ figure, and the
-    multiple-comparison correction of its p-values over the learner × α grid."""
+    """``[report]``: α of the report's risk columns, the learner of the TR/TJ figure, the
+    multiple-comparison correction of its p-values over the learner × α grid, and the figures'
+    file format."""
 
     alpha: float = parameter(5.0, check=Bounds(minimum=0),
                              doc="α of the risk columns of the report.")
@@ -236,6 +238,10 @@ class ReportConfig:
     correction: str = parameter(
         "holm", check=OneOf(tuple(CORRECTIONS)),
         doc="The correction of the p-values over the learner × α grid.")
+    figure_format: str = parameter(
+        "png", check=OneOf(FIGURE_FORMATS),
+        doc="The figures' file format: png (200 dpi), or pdf (fonts embedded as TrueType) or "
+            "svg (text kept as text) for a paper.")
 
 
 _TABLES = {"data": DataConfig, "evaluation": EvaluationConfig, "split": SplitConfig,

@@ -40,15 +40,18 @@ def write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, resu
     per-query values of every learner and α, ``feature`` the feature baseline's per-query values
     in the same query order, ``repeatability`` the pairs of
     :func:`~lgb_risk.experiment.report.loss_repeatability`; the files are written into ``out``,
-    their names ending in ``suffix``. Returns their paths."""
+    their names ending in ``suffix``, in ``[report] figure_format``. Returns their paths."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         return []
     from lgb_risk.plots import print_figure
 
+    figure_format = config.report.figure_format
+
     def saved(figure, name: str) -> Path:
-        return save_figure(figure, out / f"{name}{suffix}.png", "png", "page")
+        return save_figure(figure, out / f"{name}{suffix}.{figure_format}", figure_format,
+                           "page")
 
     paths = [saved(print_figure(lambda ax: _by_training_alpha(ax, config, table), "page"),
                    "georisk_vs_alpha")]

@@ -16,7 +16,7 @@
                                          its model's scores of the test documents (written
                                          first: a measure added later is computed from them)
     OUT/repeatR/split.json, baselines/, units/   the same for repeat R >= 1 (``[split] repeats``)
-    OUT/report.md, report.csv, report.tex, *.png
+    OUT/report.md, report.csv, report.tex, *.png (or .pdf, .svg: ``[report] figure_format``)
                                          the report (:mod:`lgb_risk.experiment.report`)
     OUT/environment.json                 the versions and machine facts it was made with
 

@@ -15,7 +15,8 @@ after the report's correction, bounded by Bonferroni's 0.05 / m over the m learn
 (``*_needed``; :mod:`lgb_risk.power` says why). With several repeats, how far a query's loss
 repeats from one split to another. Written as ``report.md`` (a part per measure),
 ``report.csv`` (the first measure; ``report__MEASURE.csv`` for each other), ``report.tex``;
-figures (``plot`` extra) as PNG files, suffixed ``__MEASURE`` for the measures after the first.
+figures (``plot`` extra) as PNG files (``[report] figure_format``: or PDF, SVG), suffixed
+``__MEASURE`` for the measures after the first.
 
 References: [GEO], [TR] (:mod:`lgb_risk.references`).
 """
@@ -351,7 +352,10 @@ def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
                                                                  float_format="%.6f")
         latex.append(_report_latex(config, table, len(queries), measure))
     if figures:
-        lines += ["", "## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures]
+        # A Markdown viewer shows PNG and SVG in the page; a PDF is a link.
+        lines += ["", "## Figures", ""] + [
+            f"[{f.name}]({f.name})" if f.suffix == ".pdf" else f"![{f.stem}]({f.name})"
+            for f in figures]
     named = significance.CORRECTIONS[config.report.correction]
     n_rows = len(table)
     lines += ["", "A dash (–) marks a value that is undefined: a p-value with nothing to test, "
