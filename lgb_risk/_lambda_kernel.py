@@ -445,15 +445,17 @@ def err_at_k_of_order(order, offsets, labels, stop_probability, k):
 
 
 # The pair loop's helpers are inlined into it at numba's level (``inline="always"``). Those called
-# for every pair take scalars (ρ's, the constants' table): handed the prefix arrays, ERR's swap
-# change slowed the ERR target's loop, and handed the risk state (even with every other argument a
-# scalar), a helper choosing each pair's multiplier slowed every risk objective several times over
-# (BENCHMARKS.md). The risk state is therefore handed only to the query's helper
-# (:func:`_query_multipliers`); a helper handed it per upper position slowed the risk objectives on
-# short queries (BENCHMARKS.md), so the multipliers by label and the choice of each pair's (the
-# query's, its own or its label's) stay in the loop. Taking every multiplier in the query's helper,
-# the loop then only choosing from a table, keeps the bits but takes the ΔM of each pair within k
-# twice (for its multiplier and for its λ), which slowed U-CRO on short queries (BENCHMARKS.md).
+# for every pair take scalars (ρ's, the constants' table, the multiplier a pair shares): handed the
+# prefix arrays, ERR's swap change slowed the ERR target's loop, and handed the risk state (even
+# with every other argument a scalar), a helper choosing each pair's multiplier slowed every risk
+# objective several times over (BENCHMARKS.md). The risk state is therefore handed only to the
+# query's helper (:func:`_query_multipliers`) and to the multiplier itself: the loop fills the
+# multipliers by label per upper position (a helper handed the state per upper position slowed the
+# risk objectives on short queries) and calls a pair's own multiplier where
+# :func:`_shared_multiplier`, handed scalars, says the pair has one. Taking every multiplier in the
+# query's helper, the loop then only choosing from a table, keeps the bits but takes the ΔM of each
+# pair within k twice (for its multiplier and for its λ), which slowed U-CRO on short queries
+# (BENCHMARKS.md).
 
 @nb.njit(cache=True, inline="always")
 def _query_multipliers(by_label, risk, q, lab, k):
@@ -472,6 +474,19 @@ def _query_multipliers(by_label, risk, q, lab, k):
     if lab.size <= k:
         return 1.0, 1.0
     return pair_multiplier(risk, q, 0.0, False), pair_multiplier(risk, q, 0.0, True)
+
+
+@nb.njit(cache=True, inline="always")
+def _shared_multiplier(query_wide, j_within_k, i_upper, beyond_ordered, beyond_misordered,
+                       by_label_j):
+    """The multiplier a pair shares, ``(False, m)``, or ``(True, 0.0)`` where it has its own (both
+    documents within k): the query's, constant over it or with both documents at or beyond k
+    (ΔM = 0), else its upper position's and lower label's (``by_label_j``, else unused)."""
+    if query_wide:
+        return False, beyond_ordered if i_upper else beyond_misordered
+    if j_within_k:
+        return True, 0.0
+    return False, by_label_j
 
 
 @nb.njit(cache=True, inline="always")
@@ -597,15 +612,14 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
             delta = (abs(err_change) if target_err
                      else delta_gain * abs(discount_i - discounts[at_j]) * inv)
             risky = delta
-            if applies_risk(risk):  # the multiplier: the query's, the pair's own or the table's
-                if per_query(risk) or i >= k:
-                    mult = beyond_ordered if i_upper else beyond_misordered
-                elif j < k:
+            if applies_risk(risk):
+                own, mult = _shared_multiplier(per_query(risk) or i >= k, j < k, i_upper,
+                                               beyond_ordered, beyond_misordered,
+                                               by_label[label_j])
+                if own:  # both documents within k: the pair's own multiplier
                     mult = pair_multiplier(risk, q, _target_change(
                         target_err, err_change, gains[at_j] - gain_i, discount_i,
                         discounts[at_j], const.inv_ideal_dcg_at_k[q]), not i_upper)
-                else:
-                    mult = by_label[label_j]
                 risky = delta * mult
             if use_norm:
                 distance = SCORE_EPS + abs(delta_score)
