@@ -14,7 +14,15 @@ import numpy as np
 
 from lgb_risk import risk
 from lgb_risk.objectives import OBJECTIVES
-from lgb_risk.plots import LINE_STYLES, risk_reward, save_figure, tr_tj_per_query
+from lgb_risk.plots import (
+    FIGURE_SIZES,
+    LINE_STYLES,
+    print_figure,
+    print_style,
+    risk_reward,
+    save_figure,
+    tr_tj_per_query,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -45,8 +53,6 @@ def write_figures(config: ExperimentConfig, out: Path, table: pd.DataFrame, resu
         import matplotlib  # noqa: F401
     except ImportError:
         return []
-    from lgb_risk.plots import print_figure
-
     figure_format = config.report.figure_format
 
     def saved(figure, name: str) -> Path:
@@ -116,8 +122,6 @@ def _repeatability_figure(config: ExperimentConfig, repeatability: dict, measure
     of baseline, a query's loss in one repeat against another's, page wide."""
     import matplotlib
     from matplotlib.figure import Figure
-
-    from lgb_risk.plots import FIGURE_SIZES, print_style
 
     described = {"feature": f"loss to {config.baselines.feature_name}",
                  "learned": "mean loss to the learned baselines"}
