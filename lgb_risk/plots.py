@@ -377,7 +377,9 @@ def risk_reward(points: Mapping[str, Sequence[tuple[float, float, float]]], *,
     the usual move of a risk-sensitive learner, trades gains for fewer losses).
 
     ``points`` maps a learner to its ``(alpha, risk, reward)`` triples, drawn as markers and
-    not joined (nothing was measured between two α).
+    not joined (nothing was measured between two α). Each α label sits beside its point where it
+    covers no other label or marker at the figure's present size: draw on an Axes of the final
+    size (:func:`print_figure`) for that to hold in the file.
 
     >>> ax = risk_reward({"U-CRO": [(1, 0.02, 0.12), (5, 0.015, 0.11)]}, reference=(0.024, 0.13))
     >>> ax.lines[0].get_xdata().tolist()
