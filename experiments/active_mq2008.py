@@ -217,17 +217,15 @@ def figure(frame, path: Path) -> None:
     """Each task's errors against budget (a column per task, a row per measure), at the width
     of a paper's page in its print style; nothing without matplotlib."""
     try:
-        import matplotlib
-        from matplotlib.figure import Figure
+        import matplotlib  # noqa: F401
     except ImportError:
         return
-    from lgb_risk.plots import FIGURE_SIZES, print_style, save_figure
+    from lgb_risk.plots import print_panels, save_figure
 
     table = aggregate(frame)
     tasks = list(dict.fromkeys(frame["task"]))
-    with matplotlib.rc_context(print_style("page")):
-        fig = Figure(figsize=(FIGURE_SIZES["page"][0], 2.2 * len(MEASURES)))
-        axes = fig.subplots(len(MEASURES), len(tasks), squeeze=False)
+
+    def draw(axes) -> None:
         for col, task in enumerate(tasks):
             for row, measure in enumerate(MEASURES):
                 ax = axes[row, col]
@@ -238,8 +236,9 @@ def figure(frame, path: Path) -> None:
                 if row < len(MEASURES) - 1:
                     ax.set_xlabel("")
         axes[0, 0].legend(loc="lower left")  # errors fall with the budget: that corner is empty
-        fig.tight_layout(pad=0.3)
-    save_figure(fig, path, "png", "page")
+
+    save_figure(print_panels(draw, len(MEASURES), len(tasks), "page",
+                             height=2.2 * len(MEASURES)), path, "png", "page")
 
 
 if __name__ == "__main__":

@@ -119,16 +119,12 @@ def tables(frame, pool, official, trained) -> str:
 def figure(frame, path: Path) -> None:
     """Mean NDCG@k (± standard error) of each learner by k under each tool's NDCG, at the width
     of a paper's page in its print style."""
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    from lgb_risk.plots import FIGURE_SIZES, print_style, save_figure
+    from lgb_risk.plots import print_panels, save_figure
 
     evaluation = frame[frame["kind"] == "evaluation"]
-    with matplotlib.rc_context(print_style("page")):
-        fig = Figure(figsize=FIGURE_SIZES["page"])
-        axes = fig.subplots(1, 3, sharey=True)
-        for ax, (convention, label) in zip(axes, CONVENTIONS.items()):
+
+    def draw(axes) -> None:
+        for ax, (convention, label) in zip(axes[0], CONVENTIONS.items()):
             for learner in LEARNERS:
                 block = evaluation[(evaluation["learner"] == learner)
                                    & (evaluation["evaluated_under"] == convention)]
@@ -137,10 +133,11 @@ def figure(frame, path: Path) -> None:
             ax.set_title(f"{label}'s NDCG")
             ax.set_xlabel("k")
             ax.set_xticks(list(CUTOFFS))
-        axes[0].set_ylabel("mean NDCG@k (784 queries)")
-        axes[0].legend(loc="upper left")  # the curves rise with k: that corner is empty
-        fig.tight_layout(pad=0.3)
-    save_figure(fig, path, "png", "page")
+        axes[0, 0].set_ylabel("mean NDCG@k (784 queries)")
+        axes[0, 0].legend(loc="upper left")  # the curves rise with k: that corner is empty
+
+    save_figure(print_panels(draw, 1, len(CONVENTIONS), "page", sharey=True), path, "png",
+                "page")
 
 
 def main(argv=None) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 # What lgb_risk.plots lists; new_axes and check_format are its helpers.
 __all__ = ["FIGURE_FORMATS", "FIGURE_SIZES", "PRINT_STYLE", "print_style", "print_figure",
-           "save_figure", "save_figures"]
+           "print_panels", "save_figure", "save_figures"]
 
 
 #: The file formats of the figures, as matplotlib writes them.
@@ -73,6 +73,30 @@ def print_figure(draw: Any, figure_size: str = "page") -> Any:
         ax = new_axes(size)
         draw(ax)
         return _laid_out(ax, size)
+
+
+def print_panels(draw: Any, rows: int, cols: int, figure_size: str = "page", *,
+                 height: float | None = None, sharey: bool = False) -> Any:
+    """A matplotlib Figure of ``figure_size``'s width (:data:`FIGURE_SIZES`; ``height`` inches
+    high, or the size's height) holding ``rows`` × ``cols`` Axes, which ``draw(axes)`` draws
+    (``axes`` a ``rows`` × ``cols`` array; ``sharey``: one y axis per row), in
+    :func:`print_style`, laid out within it. Save it with :func:`save_figure` at the same
+    ``figure_size``.
+
+    >>> figure = print_panels(lambda axes: [ax.plot([1, 2], [1, 0]) for ax in axes.flat], 1, 3)
+    >>> len(figure.axes), [float(inches) for inches in figure.get_size_inches()]
+    (3, [7.0, 3.0])
+    """
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    style = print_style(figure_size)  # refuses a size it does not know
+    width, size_height = FIGURE_SIZES[figure_size]
+    with matplotlib.rc_context(style):
+        figure = Figure(figsize=(width, size_height if height is None else height))
+        draw(figure.subplots(rows, cols, squeeze=False, sharey=sharey))
+        figure.tight_layout(pad=0.3)
+    return figure
 
 
 def _laid_out(ax: Any, size: tuple) -> Any:

@@ -17,8 +17,9 @@ or keyed by topic (:mod:`lgb_risk.risk` aligns them).
   α, LambdaMART marked — the trade-off of [TR] Table 3 and [GEO] Table 7, drawn.
 
 :func:`run_figures` draws them for several runs against a baseline, each as a paper prints it;
-:func:`print_figure` draws any one Axes that way and :func:`save_figure` writes it whole (the
-sizes, the style and the files: :data:`FIGURE_SIZES`, :func:`print_style`).
+:func:`print_figure` draws any one Axes that way (:func:`print_panels` a grid of them) and
+:func:`save_figure` writes it whole (the sizes, the style and the files: :data:`FIGURE_SIZES`,
+:func:`print_style`).
 
 References: [TR], [GEO] (:mod:`lgb_risk.references`).
 """
@@ -41,6 +42,7 @@ from lgb_risk._print_figure import (
     check_format,
     new_axes,
     print_figure,
+    print_panels,
     print_style,
     save_figure,
     save_figures,
@@ -51,8 +53,8 @@ if TYPE_CHECKING:
 
 __all__ = ["win_loss_histogram", "trisk_by_alpha", "georisk_by_alpha", "tr_tj_per_query",
            "risk_reward", "run_figures", "write_run_figures", "save_figures", "save_figure",
-           "print_figure", "print_style", "RELATIVE_BINS", "FIGURE_SIZES", "FIGURE_FORMATS",
-           "PRINT_STYLE"]
+           "print_figure", "print_panels", "print_style", "RELATIVE_BINS", "FIGURE_SIZES",
+           "FIGURE_FORMATS", "PRINT_STYLE"]
 
 #: Bins of the relative change (M − M_b) / M_b, in %: losses and wins of more than 10%, 25% and
 #: 50% (a change within ±10% in the middle); the outer edges close the two end bins.

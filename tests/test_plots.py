@@ -190,6 +190,24 @@ def test_the_active_evaluation_figure_marks_budgets_and_tells_methods_apart():
     assert ax.get_title() == "ERR@10, one ranker"
 
 
+def test_the_budget_labels_of_a_panel_a_third_of_a_page_wide_do_not_touch():
+    """Seven budgets from 5 to 100 on a log axis in one of three panels across a page, as
+    active_mq2008's figure has them: the labels drawn, measured after the layout, are at least
+    3 pt apart (about a space at 7 pt; 75 and 100 both labelled were 0.5 pt apart), and the
+    largest budget is labelled."""
+    from lgb_risk.active.figures import plot_errors
+
+    budgets = [5, 10, 20, 30, 50, 75, 100]
+    frame = pd.DataFrame([(m, b, 1.0 / b, 0.01) for m in ("passive", "active") for b in budgets],
+                         columns=["method", "budget", "mean_abs_error", "se"])
+    figure = plots.print_panels(lambda axes: [plot_errors(ax, frame) for ax in axes.flat], 1, 3)
+    labels = [t for t in figure.axes[0].get_xticklabels() if t.get_text()]
+    boxes = _drawn_extents(figure, labels)
+    assert labels[-1].get_text() == "100" and len(labels) >= 5
+    gaps_pt = [(boxes[i].x0 - boxes[i - 1].x1) * 72 / figure.dpi for i in range(1, len(boxes))]
+    assert min(gaps_pt) >= 3, gaps_pt
+
+
 def test_the_active_evaluation_figure_takes_simulates_table_as_it_is():
     """Without ``se`` the bars are abs_error_sd / sqrt(repetitions), computed here by hand from
     the table; a table lacking a column is refused by name."""

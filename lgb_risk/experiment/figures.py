@@ -15,10 +15,9 @@ import numpy as np
 from lgb_risk import risk
 from lgb_risk.objectives import OBJECTIVES
 from lgb_risk.plots import (
-    FIGURE_SIZES,
     LINE_STYLES,
     print_figure,
-    print_style,
+    print_panels,
     risk_reward,
     save_figure,
     tr_tj_per_query,
@@ -120,15 +119,11 @@ def _by_training_alpha(ax, config: ExperimentConfig, table: pd.DataFrame) -> Non
 def _repeatability_figure(config: ExperimentConfig, repeatability: dict, measure: MeasureSpec):
     """How far plain LambdaMART's per-query losses repeat across splits: one panel per kind
     of baseline, a query's loss in one repeat against another's, page wide."""
-    import matplotlib
-    from matplotlib.figure import Figure
-
     described = {"feature": f"loss to {config.baselines.feature_name}",
                  "learned": "mean loss to the learned baselines"}
-    with matplotlib.rc_context(print_style("page")):
-        fig = Figure(figsize=FIGURE_SIZES["page"])
-        axes = np.atleast_1d(fig.subplots(1, len(repeatability)))
-        for ax, (kind, (first, second, r)) in zip(axes, repeatability.items()):
+
+    def draw(axes) -> None:
+        for ax, (kind, (first, second, r)) in zip(axes[0], repeatability.items()):
             ax.scatter(first, second, s=4, alpha=0.3, color="tab:blue", linewidths=0)
             top = max(first.max(), second.max(), 1e-6) * 1.05
             ax.plot([0, top], [0, top], color="grey", linestyle=":", linewidth=0.8)
@@ -138,5 +133,5 @@ def _repeatability_figure(config: ExperimentConfig, repeatability: dict, measure
             ax.set_ylabel("the same query, another repeat")
             ax.set_title(f"{described[kind]} ({measure.label}): r = {r:.2f}",
                          fontsize="medium")
-        fig.tight_layout(pad=0.3)
-    return fig
+
+    return print_panels(draw, 1, len(repeatability), "page")
