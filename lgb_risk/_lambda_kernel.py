@@ -22,8 +22,9 @@ The library's own states (:data:`BUILT_IN_STATES`) reach the kernel packed into 
 :class:`BuiltinRisk`, whose fields are generated from theirs and whose ``kind`` chooses the
 multiplier at run time in :func:`_builtin_multiplier`: the kernel is compiled once for every
 built-in objective, where a specialisation per state type would compile it once for each
-(``BENCHMARKS.md``: the first training's compilation). A built-in state type is therefore
-listed in :data:`BUILT_IN_STATES` and given its branch in :func:`_builtin_multiplier`. With
+(``BENCHMARKS.md``: the first training's compilation). A built-in state type's multiplier is
+registered as any other's, and the type is also listed in :data:`BUILT_IN_STATES` (its kind
+named beside it) and given its branch in :func:`_builtin_multiplier`. With
 LambdaMART's kind no multiplier applies (:func:`applies_risk` is false), and its pairs are
 computed as LightGBM computes them. The built-in multipliers are inlined into
 :func:`_builtin_multiplier`, which the pair loop calls out of line, for the pairs within the
@@ -214,6 +215,11 @@ class NoRisk(NamedTuple):
     """Plain LambdaMART: every multiplier is 1."""
 
 
+@multiplier_of(NoRisk, per_query=True)
+def _no_multiplier(state, q, delta_m, misordered):
+    return 1.0
+
+
 class CrossingRisk(NamedTuple):
     """U-CRO and T-SARO: F(M) = M − M_b if M ≥ M_b, else (1 + α_q)(M − M_b)."""
 
@@ -222,7 +228,7 @@ class CrossingRisk(NamedTuple):
     baseline_values: np.ndarray  # per query: the baseline's NDCG@k, M_b
 
 
-@nb.njit(cache=True, inline="always")
+@multiplier_of(CrossingRisk)
 def _crossing_multiplier(state, q, delta_m, misordered):
     """m = 1 + α_q φ, φ the fraction of [M, M + ΔM] below the baseline (Wang et al. 2012).
 
@@ -250,7 +256,7 @@ class FlatRisk(NamedTuple):
     alpha: np.ndarray  # per query: α'_q
 
 
-@nb.njit(cache=True, inline="always")
+@multiplier_of(FlatRisk, per_query=True)
 def _flat_multiplier(state, q, delta_m, misordered):
     return 1.0 + state.alpha[q]
 
@@ -339,7 +345,7 @@ def georisk_marginal_gains(state):
     return current, gains
 
 
-@nb.njit(cache=True, inline="always")
+@multiplier_of(GeoRiskState)
 def _georisk_multiplier(state, q, delta_m, misordered):
     """max(0, ΔGeoRisk/ΔM) / scale; 1 (LambdaMART's weight) on a query where e_q = 0."""
     if georisk_expectation_vanishes(state, q):
@@ -384,14 +390,13 @@ def packed(state: RiskState) -> Any:
     for name, value in state._asdict().items():
         fields[name] = (np.ascontiguousarray(value, dtype=np.float64)
                         if isinstance(value, np.ndarray) else value)
-    return BuiltinRisk(**fields, kind=_KINDS[type(state)],
-                       per_query=type(state) in (FlatRisk, NoRisk))
+    return BuiltinRisk(**fields, kind=_KINDS[type(state)], per_query=type(state) in _PER_QUERY)
 
 
 @multiplier_of(BuiltinRisk)
 def _builtin_multiplier(state, q, delta_m, misordered):
     if state.kind == _NONE:
-        return 1.0
+        return _no_multiplier(state, q, delta_m, misordered)
     if state.kind == _FLAT:
         return _flat_multiplier(state, q, delta_m, misordered)
     if state.kind == _CROSSING:

@@ -169,6 +169,23 @@ def err_max_label(labels: np.ndarray, spec: registry.MeasureSpec) -> int:
     return int(given)
 
 
+def measured_target(target: registry.MeasureSpec, labels: np.ndarray,
+                    label_gain: Any) -> registry.MeasureSpec:
+    """The target as an objective measures its model on training ``labels``, named in full:
+    ERR's l_max (the labels' highest where the measure leaves it unset) and NDCG's gain
+    (``label_gain``) written in — what a BaselineStore given to a risk objective must hold.
+
+    >>> measured_target(registry.parse("err@20"), np.array([0, 2, 1]), None).label
+    'ERR(max_label=2)@20'
+    >>> measured_target(registry.parse("ndcg@10"), np.array([0, 2, 1]), [0, 1, 2, 3]).label
+    'NDCG(label_gain=linear)@10'
+    """
+    if target.measure.name == "err":
+        return target.with_unset("max_label", err_max_label(labels, target))
+    gains = None if label_gain is None else np.asarray(label_gain, np.float64)
+    return target.under(None, label_gain=gains)
+
+
 def checked_labels(labels: ArrayLike, label_gain: Any,
                    target: registry.MeasureSpec | None) -> np.ndarray:
     """The training labels as int64, refused where an objective of these gains and target

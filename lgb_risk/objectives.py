@@ -22,22 +22,20 @@ M, M_b and ΔM are ERR@k. The normaliser log2(1 + Σ)/Σ is taken from LambdaMAR
 multipliers (``norm_includes_risk=False``), so that a query's emphasis reaches the trees; with
 α = 0, U-CRO, T-SARO, T-FARO and T*-FARO give LambdaMART's gradients bit for bit.
 
-This is the recipe for a new objective, and the only one. It takes four additions in two files
-(six for one shipped with the library), about 16 lines, and nothing else: the configuration's
-``[objective]`` table, ``[learners]``, the runner and the report read the registry and the
-declared fields.
+The recipe for a new objective, and the only one: four additions in two files (seven for one
+shipped with the library), about 16 lines; the configuration's ``[objective]`` table,
+``[learners]``, the runner and the report read the registry and the declared fields.
 
 1. In :mod:`lgb_risk._lambda_kernel`, a state type (a ``NamedTuple`` of what the risk function
    needs, per query and per training set) and its pair multiplier, registered with
-   ``@multiplier_of(StateType)`` (about 6 lines; the module says what each receives). A risk
-   function of the library also lists its state type in ``BUILT_IN_STATES`` and adds its
-   branch to ``_builtin_multiplier`` (2 lines), so that every built-in objective shares one
-   compiled kernel; one written elsewhere (a script, a notebook) gets its own copy of the
-   kernel, compiled in memory;
-2. here, a ``@dataclass(eq=False, kw_only=True)`` subclass of ``_OneBaseline`` or
+   ``@multiplier_of(StateType)``. One shipped with the library is also listed in
+   ``BUILT_IN_STATES``, its kind named beside it, and given a branch in ``_builtin_multiplier``,
+   so that every built-in objective shares one compiled kernel; one written elsewhere (a script,
+   a notebook) gets its own copy, compiled in memory.
+2. Here, a ``@dataclass(eq=False, kw_only=True)`` subclass of ``_OneBaseline`` or
    ``_SeveralBaselines`` (which hold α, k and the baselines) that sets ``paper_name``, declares
-   its own parameters as fields with defaults, and implements :meth:`LambdaMART.risk_state`
-   (about 9 lines), and its entry in ``OBJECTIVES`` (1 line).
+   its own parameters as fields and implements :meth:`LambdaMART.risk_state`; and its entry in
+   ``OBJECTIVES``.
 
 ``tests/test_objectives.py`` adds such a toy objective from outside the library and checks that
 it trains and takes its parameters from a configuration.
@@ -249,25 +247,9 @@ class _RiskSensitive(LambdaMART):
         self._baseline = aligned_baselines(
             getattr(self, given), setup.group.size if self.shard is None else
             self.shard.n_queries, query_ids=self.query_ids,
-            measure=self.measured_target(setup.labels), several=given == "baselines",
+            measure=training_set.measured_target(
+                self.target(), setup.labels, self.label_gain), several=given == "baselines",
             owner=type(self).__name__, parameter=given, the_set="the training set")
-
-    def measured_target(self, labels: ArrayLike) -> registry.MeasureSpec:
-        """The target as this objective measures its model on training ``labels``, named in
-        full: ERR's l_max (the labels' highest where the measure leaves it unset) and NDCG's
-        gain (``label_gain``) written in — what a BaselineStore given to it must hold.
-
-        >>> UCRO(measure="err@20", baseline=[0.5]).measured_target([0, 2, 1]).label
-        'ERR(max_label=2)@20'
-        >>> UCRO(label_gain=[0, 1, 2, 3], baseline=[0.5]).measured_target([0, 2, 1]).label
-        'NDCG(label_gain=linear)@10'
-        """
-        spec = self.target()
-        if spec.measure.name == "err":
-            return spec.with_unset("max_label", training_set.err_max_label(
-                np.asarray(labels, dtype=np.int64), spec))
-        gains = None if self.label_gain is None else np.asarray(self.label_gain, np.float64)
-        return spec.under(None, label_gain=gains)
 
 
 @dataclass(eq=False, kw_only=True)
@@ -305,15 +287,14 @@ class _AdaptiveAlpha(_RiskSensitive):
 
     se_update: str = parameter(
         "first", check=OneOf(("first", "iteration")),
-        doc='``"first"``: s_x is computed after the first boosting iteration and kept, as [TR] '
-            "§6.3 describes — at the first call (before any tree) s_x is taken from the initial "
-            "model, at the first call whose predictions differ from the initial ones (after the "
-            "first tree) it is taken again and frozen. Jforests, the papers' implementation, "
-            "differs: it takes s_x once before the first tree, from a model whose NDCG is still "
-            "0 on every query (so every x_q = −(1 + α) M_b(q)); this class follows the paper's "
-            'text. ``"iteration"``: s_x is recomputed at every iteration. Training again from '
-            "the initial predictions on the same data starts over; :meth:`reset` forgets the "
-            "frozen value by hand.")
+        doc='``"first"``: s_x is taken after the first boosting iteration and kept, as [TR] §6.3 '
+            "describes: at the first call from the initial model, at the first call whose "
+            "predictions differ from the initial ones (after the first tree) again, and frozen. "
+            "Jforests, the papers' implementation, takes it once before the first tree, where "
+            "the model's NDCG is 0 on every query (every x_q = −(1 + α) M_b(q)). "
+            '``"iteration"``: s_x is recomputed at every iteration. Training again from the '
+            "initial predictions on the same data starts over; :meth:`reset` forgets the frozen "
+            "value by hand.")
     tr_definition: str = parameter(
         "x_over_sx", check=OneOf(TR_DEFINITIONS),
         doc="Which TR_q sets α'_q (see :class:`TSARO`).")
@@ -536,8 +517,8 @@ class TStarFARO(_AdaptiveAlpha, _SeveralBaselines):
 
     def _prepare_risk(self, setup):
         super()._prepare_risk(setup)
-        self._baseline = self._baseline.mean(axis=1, keepdims=True)  # the one baseline T-FARO's
-                                                                       # rule is applied against
+        # the one baseline that T-FARO's rule is applied against
+        self._baseline = self._baseline.mean(axis=1, keepdims=True)
     risk_state = TFARO.risk_state
 
 
@@ -558,11 +539,11 @@ class GeoRisk(_SeveralBaselines):
     class departs from the paper's ΔM', which is 0 there and would drop every such pair from the
     gradient although LambdaMART's ΔNDCG@T (T = 30 > k) moves them: the multiplier is the
     one-sided slope of GeoRisk in the pair's direction, a difference quotient with step 10⁻⁶,
-    as U-CRO's is its one-sided derivative. Each
-    iteration the multipliers are clipped at 0 and divided by one constant: the mean, over the
-    queries where it is defined (e_q > 0, below), of the positive part max(0, ∂GeoRisk/∂M_q) of
-    the marginal gain (right-hand, same step; ``delta`` decides how it is computed, and at large
-    α some gains are negative), or 1 where no gain is positive. GeoRisk changes are about 1/c of
+    as U-CRO's is its one-sided derivative. Each iteration the multipliers are clipped at 0 and
+    divided by one constant: the mean, over the queries where it is defined (e_q > 0, below), of
+    the positive part max(0, ∂GeoRisk/∂M_q) of the marginal gain (right-hand, same step;
+    ``delta`` decides how it is computed, and at large α some gains are negative), or 1 where no
+    gain is positive. GeoRisk changes are about 1/c of
     NDCG changes, and the rescaling keeps the gradients on LambdaMART's scale.
 
     Where the expected value e_q = S T_q / N is 0 — the model and every baseline score 0 on q
