@@ -26,19 +26,18 @@ The recipe for a new objective, and the only one: four additions in two files (s
 shipped with the library), about 16 lines; the configuration's ``[objective]`` table,
 ``[learners]``, the runner and the report read the registry and the declared fields.
 
-1. In :mod:`lgb_risk._lambda_kernel`, a state type (a ``NamedTuple`` of what the risk function
-   needs, per query and per training set) and its pair multiplier, registered with
-   ``@multiplier_of(StateType)``. One shipped with the library is also listed in
-   ``BUILT_IN_STATES``, its kind named beside it, and given a branch in ``_builtin_multiplier``,
-   so that every built-in objective shares one compiled kernel; one written elsewhere (a script,
-   a notebook) gets its own copy, compiled in memory.
-2. Here, a ``@dataclass(eq=False, kw_only=True)`` subclass of ``_OneBaseline`` or
-   ``_SeveralBaselines`` (which hold α, k and the baselines) that sets ``paper_name``, declares
-   its own parameters as fields and implements :meth:`LambdaMART.risk_state`; and its entry in
-   ``OBJECTIVES``.
+1. A state type (a ``NamedTuple`` of what the risk function needs, per query and per training
+   set) and its pair multiplier, registered with ``@multiplier_of(StateType)``
+   (:mod:`lgb_risk._lambda_kernel` says what each receives). One shipped with the library is
+   written there, listed in ``BUILT_IN_STATES``, its kind named beside it, and given a branch in
+   ``_builtin_multiplier``, so that every built-in objective shares one compiled kernel; one
+   written elsewhere (a script, a notebook) gets its own copy, compiled in memory.
+2. A ``@dataclass(eq=False, kw_only=True)`` subclass of :class:`OneBaseline` or
+   :class:`SeveralBaselines` (which hold α, k and the baselines) that sets ``paper_name``,
+   declares its own parameters as fields and implements :meth:`LambdaMART.risk_state` from the
+   model's values and :attr:`~OneBaseline.baseline_values`; and its entry in ``OBJECTIVES``.
 
-``tests/test_objectives.py`` adds such a toy objective from outside the library and checks that
-it trains and takes its parameters from a configuration.
+The user guide's page on the objectives writes one from outside the library, step by step.
 
 Faithful mode (the default) reproduces LightGBM's native ``lambdarank`` tree for tree: ρ comes
 from LightGBM's sigmoid lookup table (2**20 bins over [−25/σ, 25/σ], clamped at the ends), the
@@ -75,6 +74,7 @@ from lgb_risk import measures as registry
 from lgb_risk import risk
 from lgb_risk._distributions import normal_cdf
 from lgb_risk._gradient_engine import GradientEngine
+from lgb_risk._lambda_kernel import multiplier_of
 from lgb_risk._parameters import FLAG, Bounds, OneOf, declared, documented, parameter
 from lgb_risk._shards import ObjectiveShard
 from lgb_risk.baselines import aligned_baselines
@@ -82,8 +82,9 @@ from lgb_risk.baselines import aligned_baselines
 if TYPE_CHECKING:
     from lgb_risk._typing import ArrayLike
 
-__all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OBJECTIVES",
-           "make_objective", "check_parameter", "TARGET_MEASURES"]
+__all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OneBaseline",
+           "SeveralBaselines", "multiplier_of", "OBJECTIVES", "make_objective", "check_parameter",
+           "TARGET_MEASURES"]
 
 #: The measures an objective can take as its target (``measure=``).
 TARGET_MEASURES = training_set.TARGET_MEASURES
@@ -206,7 +207,7 @@ class LambdaMART(GradientEngine):
 @dataclass(eq=False, kw_only=True)
 class _RiskSensitive(LambdaMART):
     """Parameters and baseline handling shared by the risk-sensitive objectives; a subclass
-    declares its baseline parameter (:class:`_OneBaseline`, :class:`_SeveralBaselines`)."""
+    declares its baseline parameter (:class:`OneBaseline`, :class:`SeveralBaselines`)."""
 
     alpha: float = parameter(1.0, check=Bounds(minimum=0),
                              doc="Risk sensitivity α: a loss against the baseline weighs 1 + α.")
@@ -251,10 +252,17 @@ class _RiskSensitive(LambdaMART):
                 self.target(), setup.labels, self.label_gain), several=given == "baselines",
             owner=type(self).__name__, parameter=given, the_set="the training set")
 
+    @property
+    def baseline_values(self) -> np.ndarray:
+        """The baselines' values of the target on every training query, (n_queries, n_systems)
+        in the Dataset's query order, for :meth:`risk_state`: aligned at the first call."""
+        return self._baseline
+
 
 @dataclass(eq=False, kw_only=True)
-class _OneBaseline(_RiskSensitive):
-    """A learner against one baseline, ``baseline=``."""
+class OneBaseline(_RiskSensitive):
+    """The base of a risk objective against one baseline, ``baseline=``: U-CRO's, T-SARO's,
+    T-FARO's, and one's own (the user guide's "Your own risk objective")."""
 
     baseline_parameter = "baseline"
     baseline: Any = parameter(
@@ -267,8 +275,9 @@ class _OneBaseline(_RiskSensitive):
 
 
 @dataclass(eq=False, kw_only=True)
-class _SeveralBaselines(_RiskSensitive):
-    """A learner against several baselines, ``baselines=``."""
+class SeveralBaselines(_RiskSensitive):
+    """The base of a risk objective against several baselines, ``baselines=``: T*-FARO's,
+    GeoRisk's, and one's own."""
 
     baseline_parameter = "baselines"
     baselines: Any = parameter(
@@ -360,7 +369,7 @@ class _AdaptiveAlpha(_RiskSensitive):
 
 @documented
 @dataclass(eq=False, kw_only=True)
-class UCRO(_OneBaseline):
+class UCRO(OneBaseline):
     """U-CRO: LambdaMART optimising URisk against one baseline (Wang et al. 2012).
 
     The risk function is URisk's per-query term ([TR] Eq. 4),
@@ -399,12 +408,13 @@ class UCRO(_OneBaseline):
 
     def risk_state(self, model_values: np.ndarray, initial: bool) -> kernel.RiskState:
         return kernel.CrossingRisk(alpha=np.full(model_values.size, float(self.alpha)),
-                                   model_values=model_values, baseline_values=self._baseline[:, 0])
+                                   model_values=model_values,
+                                   baseline_values=self.baseline_values[:, 0])
 
 
 @documented
 @dataclass(eq=False, kw_only=True)
-class TSARO(_AdaptiveAlpha, _OneBaseline):
+class TSARO(_AdaptiveAlpha, OneBaseline):
     """T-SARO: U-CRO with a per-query α'_q = α (1 − Φ(TR_q)) ([TR] §6.3, Eq. 25).
 
     TR_q = x_q / s_x ([TR] Eq. 21), x_q = M − M_b if M ≥ M_b else (1 + α)(M − M_b) the
@@ -445,7 +455,7 @@ class TSARO(_AdaptiveAlpha, _OneBaseline):
     risk_measure = "trisk"
 
     def risk_state(self, model_values: np.ndarray, initial: bool) -> kernel.RiskState:
-        baseline = self._baseline[:, 0]
+        baseline = self.baseline_values[:, 0]
         return kernel.CrossingRisk(alpha=self._alpha_prime(model_values, baseline, initial),
                                    model_values=model_values, baseline_values=baseline)
 
@@ -485,13 +495,13 @@ class TFARO(TSARO):
     paper_name = "T-FARO"
 
     def risk_state(self, model_values: np.ndarray, initial: bool) -> kernel.RiskState:
-        return kernel.FlatRisk(alpha=self._alpha_prime(model_values, self._baseline[:, 0],
+        return kernel.FlatRisk(alpha=self._alpha_prime(model_values, self.baseline_values[:, 0],
                                                        initial))
 
 
 @documented
 @dataclass(eq=False, kw_only=True)
-class TStarFARO(_AdaptiveAlpha, _SeveralBaselines):
+class TStarFARO(_AdaptiveAlpha, SeveralBaselines):
     """T*-FARO: T-FARO against the per-query mean of several baselines ([GEO] §6.1, Eq. 3).
 
     M_b(q) is the mean of the baselines' NDCG@k on query q; the rest is :class:`TFARO`.
@@ -524,7 +534,7 @@ class TStarFARO(_AdaptiveAlpha, _SeveralBaselines):
 
 @documented
 @dataclass(eq=False, kw_only=True)
-class GeoRisk(_SeveralBaselines):
+class GeoRisk(SeveralBaselines):
     """GeoRisk-optimising LambdaMART against several baselines ([GEO] §6).
 
     The data matrix X holds the baselines' rows and the model's row of per-query NDCG@k; F is
@@ -584,7 +594,7 @@ class GeoRisk(_SeveralBaselines):
 
     def risk_state(self, model_values: np.ndarray, initial: bool) -> kernel.RiskState:
         alpha = float(self.alpha)
-        matrix = np.vstack([model_values, self._baseline.T])  # systems × queries, model first
+        matrix = np.vstack([model_values, self.baseline_values.T])  # the model's row first
         z = risk.zscores(matrix)[0]
         weighted_z = risk.downside_weighted(z, alpha)
         state = kernel.GeoRiskState(

@@ -557,7 +557,7 @@ def _halved(state, q, delta_m, misordered):
 
 
 @dataclass(eq=False, kw_only=True)
-class _ToyObjective(objectives._OneBaseline):
+class _ToyObjective(objectives.OneBaseline):
     """Every pair of query q weighted by ``weight``."""
 
     paper_name = "Toy"
@@ -574,10 +574,9 @@ def test_a_toy_objective_takes_its_settings_from_the_configuration(monkeypatch):
     LightGBM trains with it."""
     import inspect
 
-    from lgb_risk import _lambda_kernel as kernel
     from lgb_risk.experiment import config as experiment_config
 
-    kernel.multiplier_of(_Halved)(_halved)
+    objectives.multiplier_of(_Halved)(_halved)
     monkeypatch.setitem(objectives.OBJECTIVES, "_ToyObjective", _ToyObjective)
     lines = sum(len([line for line in inspect.getsource(part).splitlines()
                      if line.strip() and not line.strip().startswith(('"""', "#"))])
