@@ -106,11 +106,14 @@ class RunSummary:
                              span=span)
 
     def power(self, measure: str | None = None, *, difference: float | None = None,
-              power: float = 0.8, level: float = 0.05, simulate: bool = False) -> pd.DataFrame:
-        """How many topics each run's comparison with the baseline needs
-        (:func:`lgb_risk.power.power_table`), for ``measure`` (default the first) at this
-        summary's α, corrected for the runs compared where the summary is (Bonferroni or
-        Holm, bounded by Bonferroni)."""
+              power: float = 0.8, level: float = 0.05, confidence: float = 0.95,
+              pilot_resamples: int = 2000, simulate: bool = False, draws: int = 200,
+              seed: int = 0) -> pd.DataFrame:
+        """How many topics each run's comparison with the baseline needs, each answer with
+        its ``confidence`` interval (:func:`lgb_risk.power.power_table`, whose parameters
+        these are), for ``measure`` (default the first) at this summary's α, corrected for
+        the runs compared where the summary is (Bonferroni or Holm, bounded by
+        Bonferroni)."""
         from lgb_risk.power import power_table
 
         scores, baseline = self._against_baseline()
@@ -120,7 +123,8 @@ class RunSummary:
                              f"risk measures: {', '.join(scores)}")
         return power_table(scores[chosen], baseline, self.alphas, difference=difference,
                            power=power, level=level, correction=self.correction,
-                           simulate=simulate)
+                           confidence=confidence, pilot_resamples=pilot_resamples,
+                           simulate=simulate, draws=draws, seed=seed)
 
     def _against_baseline(self) -> tuple[dict, str]:
         """The per-topic tables the figures draw, and the baseline they are drawn against."""

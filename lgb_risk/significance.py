@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 
 __all__ = ["PairedTest", "paired_t_test", "paired_randomisation_test", "corrected_p_values",
            "CORRECTIONS", "detectable_mean_difference", "t_test_power", "topics_needed",
-           "detectable_difference", "simulated_power", "topics_needed_by_simulation",
+           "detectable_difference", "topics_needed_by_resampling", "simulated_power",
+           "topics_needed_by_simulation",
            "sign_test"]
 
 
@@ -314,14 +315,119 @@ def corrected_p_values(p_values: ArrayLike, method: str) -> np.ndarray:
 
 # -- how many topics a test needs ------------------------------------------------------------
 
+#: The most topics an answer may be: beyond 2**53 whole numbers are no longer exact in
+#: floating point, and a difference that needs so many is, for any collection, none.
+MOST_TOPICS = 2.0 ** 53
+
 
 def _levels(level: float, comparisons: int) -> float:
     """The level each of ``comparisons`` tests is run at: Bonferroni's ``level / m``, which is
     also Holm's first (strictest) step, so that the topics it needs are enough under Holm."""
     check_whole_number(comparisons, "comparisons")
-    if not 0 < level < 1:
+    if not _finite(level) or not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     return level / comparisons
+
+
+def _finite(value) -> bool:
+    """A real number (not a bool, not text) that is finite."""
+    return (isinstance(value, (int, float, np.integer, np.floating))
+            and not isinstance(value, (bool, np.bool_)) and bool(np.isfinite(value)))
+
+
+def _check_design(power: float, level: float) -> None:
+    """The power and level of a design: each in (0, 1), the power above the level — a
+    two-sided test rejects in a share ``level`` of samples where there is no difference at
+    all, so a power at or below it is reached with no topics and says nothing."""
+    if not _finite(power) or not 0 < power < 1:
+        raise ValueError(f"power must be in (0, 1), got {power!r}")
+    if not _finite(level) or not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    if power <= level:
+        raise ValueError(f"power ({power:g}) must be above level ({level:g}): with no "
+                         "difference at all the test already rejects in a share level of "
+                         "samples (usual: power 0.8, level 0.05)")
+
+
+def _check_sd(sd) -> float:
+    """The per-topic differences' standard deviation: a finite number >= 0."""
+    if not _finite(sd) or sd < 0:
+        raise ValueError(f"sd must be a finite number >= 0 (the per-topic differences' "
+                         f"standard deviation), got {sd!r}")
+    return float(sd)
+
+
+def _check_difference(difference) -> float:
+    if not _finite(difference):
+        raise ValueError(f"difference must be a finite number, got {difference!r}")
+    return float(difference)
+
+
+def _power_of_effects(effect: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
+    """The two-sided paired t-test's power at per-test level ``alpha`` on ``n`` topics for
+    standardised true differences ``effect`` = abs(δ) / sd (inf where sd is 0): P(abs(T') >
+    t_{1−alpha/2, n−1}) for T' noncentral t with n − 1 degrees of freedom and noncentrality
+    effect · √n. Element by element, arrays broadcast."""
+    from scipy import stats
+
+    df = n - 1.0
+    critical = stats.t.ppf(1 - alpha / 2, df)
+    with np.errstate(invalid="ignore", over="ignore"):
+        shift = effect * np.sqrt(n)
+        near = stats.nct.sf(critical, df, shift)
+        # The far tail P(T' < −t) as the upper tail of −T' (noncentrality −shift): scipy's
+        # lower tail at a large noncentrality is NaN where this is a clean 0.
+        far = stats.nct.sf(critical, df, -shift)
+    # scipy's noncentral t is NaN beyond a noncentrality of about 1e10 (and at inf): there the
+    # near tail is the whole distribution and the far tail none of it.
+    near = np.where(np.isnan(near), 1.0, near)
+    far = np.where(np.isnan(far), 0.0, far)
+    return near + far
+
+
+def _topics_needed_for_effects(effect: np.ndarray, power: float, alpha: float) -> np.ndarray:
+    """For each standardised difference ``effect`` = abs(δ) / sd (>= 0, inf where sd is 0),
+    the smallest n >= 2 whose :func:`_power_of_effects` reaches ``power``; inf where the
+    effect is 0 or the answer is beyond :data:`MOST_TOPICS`. Searched as one bisection over
+    all effects at once, from the normal approximation ((z_{1−alpha/2} + z_power) / effect)²
+    doubled until enough (the t-test needs more than the approximation, never fewer than 2)."""
+    from scipy import stats
+
+    effect = np.asarray(effect, dtype=np.float64)
+    answer = np.full(effect.shape, np.inf)
+    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+    with np.errstate(divide="ignore", over="ignore"):
+        guess = np.floor((z / effect) ** 2)
+    searched = guess <= MOST_TOPICS
+    if not searched.any():
+        return answer
+    e = effect[searched]
+
+    def enough(effects, n):
+        return _power_of_effects(effects, n, alpha) >= power
+
+    at_two = enough(e, np.full(e.shape, 2.0))
+    low = np.full(e.shape, 2.0)
+    high = np.maximum(2.0, guess[searched])
+    open_ = ~at_two & ~enough(e, high)
+    beyond = np.zeros(e.shape, dtype=bool)
+    while open_.any():  # double until enough: low stays the last size that was not
+        low[open_], high[open_] = high[open_], high[open_] * 2
+        beyond |= open_ & (high > MOST_TOPICS)
+        open_ &= ~beyond
+        open_[open_] = ~enough(e[open_], high[open_])
+    done = at_two | beyond
+    open_ = ~done & (high - low > 1)
+    while open_.any():  # power grows with n: the first n that is enough
+        middle = np.floor((low[open_] + high[open_]) / 2)
+        is_enough = enough(e[open_], middle)
+        index = np.flatnonzero(open_)
+        high[index[is_enough]] = middle[is_enough]
+        low[index[~is_enough]] = middle[~is_enough]
+        open_ = ~done & (high - low > 1)
+    found = np.where(at_two, 2.0, np.where(beyond, np.inf, high))
+    answer[searched] = np.where(found <= MOST_TOPICS, found, np.inf)
+    return answer
 
 
 def t_test_power(sd: float, difference: float, n: int, *, level: float = 0.05,
@@ -330,25 +436,25 @@ def t_test_power(sd: float, difference: float, n: int, *, level: float = 0.05,
     ``comparisons``) on ``n`` topics, for a true mean difference ``difference`` and per-topic
     differences of standard deviation ``sd``: P(abs(T') > t_{1−level/2, n−1}) for T' noncentral t
     with n − 1 degrees of freedom and noncentrality δ √n / sd (both tails; Sakai 2016,
-    "Topic set size design", Eq. 3).
+    "Topic set size design", Eq. 3). Where sd is 0 and δ is not, every sample shows δ with no
+    spread: the power is 1.
 
     >>> round(t_test_power(0.1, 0.0283, 100), 3)
     0.8
+    >>> t_test_power(0.0, 0.1, 2)  # a constant difference
+    1.0
     """
-    from scipy import stats
-
     n = check_whole_number(n, "n")
     if n < 2:
         raise ValueError(f"a paired t-test needs n >= 2 topics, got {n}")
-    if not sd > 0:
-        raise ValueError(f"sd must be > 0, got {sd!r}")
+    sd, difference = _check_sd(sd), _check_difference(difference)
     alpha = _levels(level, comparisons)
-    df = n - 1
-    critical = stats.t.ppf(1 - alpha / 2, df)
-    shift = abs(difference) * np.sqrt(n) / sd
-    # The far tail P(T' < −t) as the upper tail of −T' (noncentrality −shift): scipy's lower
-    # tail at a large noncentrality is NaN where this is a clean 0.
-    return float(stats.nct.sf(critical, df, shift) + stats.nct.sf(critical, df, -shift))
+    if sd == 0:
+        if difference == 0:
+            raise ValueError("sd and difference are both 0: the t statistic is 0/0, no test")
+        return 1.0
+    effect = np.array([abs(difference) / sd])
+    return float(_power_of_effects(effect, np.array([float(n)]), alpha)[0])
 
 
 def topics_needed(sd: float, difference: float, *, power: float = 0.8, level: float = 0.05,
@@ -361,50 +467,48 @@ def topics_needed(sd: float, difference: float, *, power: float = 0.8, level: fl
     from. Sakai's topic-set-size design (Sakai 2016) for a mean; for URisk and TRisk give the sd
     and mean of the risk-weighted differences x_q at α (:func:`lgb_risk.risk.risk_deltas`).
 
+    A difference with no spread (sd 0, or so small against δ that the noncentrality is beyond
+    floating point) is found by any 2 topics. The answer is that of a pilot's sd and δ taken
+    as the truth: :func:`lgb_risk.power.power_table` gives it with the pilot's own uncertainty.
+
     >>> topics_needed(0.1, 0.0283)
     100
     >>> topics_needed(0.1, 0.0283, comparisons=7)  # seven runs against one baseline
     160
+    >>> topics_needed(0.0, 0.1)  # every topic gains 0.1
+    2
     """
-    from scipy import stats
-
-    if not 0 < power < 1:
-        raise ValueError(f"power must be in (0, 1), got {power!r}")
-    if not difference or not np.isfinite(difference):
-        raise ValueError(f"difference must be a finite non-zero number, got {difference!r}: no "
-                         "number of topics detects a difference of 0")
+    _check_design(power, level)
+    sd, difference = _check_sd(sd), _check_difference(difference)
+    if difference == 0:
+        raise ValueError("difference must be non-zero: no number of topics detects a "
+                         "difference of 0")
     alpha = _levels(level, comparisons)
-    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
-    guess = max(2, int(np.floor((z * sd / abs(difference)) ** 2)))
-
-    def enough(n: int) -> bool:
-        return t_test_power(sd, difference, n, level=level, comparisons=comparisons) >= power
-
-    low, high = 2, guess
-    while not enough(high):  # the t-test needs more than the normal approximation
-        low, high = high, high * 2
-    if enough(low):
-        return low
-    while high - low > 1:  # power grows with n: the first n that is enough
-        middle = (low + high) // 2
-        low, high = (low, middle) if enough(middle) else (middle, high)
-    return high
+    effect = np.inf if sd == 0 else abs(difference) / sd
+    found = _topics_needed_for_effects(np.array([effect]), power, alpha)[0]
+    if not np.isfinite(found):
+        raise ValueError(f"a difference of {difference!r} with sd {sd!r} needs more than "
+                         f"{MOST_TOPICS:.0f} topics (2**53): it is, for any collection, none")
+    return int(found)
 
 
 def detectable_difference(sd: float, n: int, *, power: float = 0.8, level: float = 0.05,
                           comparisons: int = 1) -> float:
     """The inverse of :func:`topics_needed`: the smallest true mean difference that a
     two-sided paired t-test at ``level`` (Bonferroni-corrected for ``comparisons``) on ``n``
-    topics detects with ``power``, by the noncentral t distribution (both tails).
+    topics detects with ``power``, by the noncentral t distribution (both tails); 0 where sd
+    is 0 (any difference is found). It is proportional to ``sd``.
 
     >>> round(detectable_difference(0.1, 100), 4)
     0.0283
     """
     from scipy import optimize
 
-    if not 0 < power < 1:
-        raise ValueError(f"power must be in (0, 1), got {power!r}")
-    t_test_power(sd, 1.0, n, level=level, comparisons=comparisons)  # checks the arguments
+    _check_design(power, level)
+    sd = _check_sd(sd)
+    t_test_power(1.0, 1.0, n, level=level, comparisons=comparisons)  # checks n, comparisons
+    if sd == 0:
+        return 0.0
 
     def shortfall(effect):
         return t_test_power(sd, effect, n, level=level, comparisons=comparisons) - power
@@ -413,6 +517,71 @@ def detectable_difference(sd: float, n: int, *, power: float = 0.8, level: float
     while shortfall(upper) < 0:
         upper *= 2
     return float(optimize.brentq(shortfall, 0.0, upper, xtol=1e-12 * sd))
+
+
+def topics_needed_by_resampling(differences: ArrayLike, *, power: float = 0.8,
+                                level: float = 0.05, comparisons: int = 1, draws: int = 2000,
+                                seed: int = 0, most: int | None = None) -> int:
+    """The smallest number of topics n at which the two-sided paired t-test at ``level``
+    (Bonferroni-corrected for ``comparisons``), applied to n topics drawn with replacement
+    from a pilot's per-topic ``differences``, rejects in at least ``power`` of ``draws``
+    seeded draws — the t-test's power on the pilot's own distribution of differences, not on
+    a normal one of the same sd (:func:`topics_needed`). Risk-weighted differences are far
+    from normal (many exact zeros, a skewed loss side): there the normal answer can be far
+    off, usually too many topics.
+
+    Draw d's set of n topics is the first n of one seeded sequence of draws (common random
+    numbers across sizes, so that the simulated power is a smooth curve in n); every size from
+    2 to ``most`` (default 20 times the pilot's topics) is tried in order and the first that
+    reaches ``power`` is the answer (a ValueError where none does). A drawn set whose
+    differences are all equal rejects where they are not 0 (t infinite) and not where they
+    are. The simulated power has Monte Carlo error about √(power (1 − power) / draws).
+
+    >>> rng = np.random.default_rng(1)
+    >>> d = np.where(rng.uniform(size=200) < 0.5, 0.0, rng.exponential(0.1, 200) - 0.02)
+    >>> topics_needed_by_resampling(d), topics_needed(d.std(ddof=1), d.mean())
+    (27, 38)
+    """
+    from scipy import stats
+
+    _check_design(power, level)
+    x = np.asarray(differences, dtype=np.float64)
+    if x.ndim != 1 or x.size < 2:
+        raise ValueError(f"differences must be one pilot's per-topic differences (at least 2), "
+                         f"got shape {x.shape}")
+    bad = np.flatnonzero(~np.isfinite(x))
+    if bad.size:
+        raise ValueError(f"differences must be finite; topic {int(bad[0]) + 1} holds "
+                         f"{x[bad[0]]}")
+    draws = check_whole_number(draws, "draws")
+    most = 20 * x.size if most is None else check_whole_number(most, "most", minimum=2)
+    alpha = _levels(level, comparisons)
+    if not np.any(x):
+        raise ValueError("every difference is 0: there is nothing to detect")
+    rng = np.random.default_rng(seed)
+    sums = np.zeros(draws)
+    squares = np.zeros(draws)
+    size, width = 0, 64  # the sizes done so far, and the next block's
+    while size < most:
+        width = min(width, most - size)
+        drawn = x[rng.integers(0, x.size, (draws, width))]
+        block_sums = sums[:, None] + np.cumsum(drawn, axis=1)
+        block_squares = squares[:, None] + np.cumsum(drawn * drawn, axis=1)
+        n = np.arange(size + 1, size + width + 1, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = block_sums / n
+            variance = np.maximum(block_squares - block_sums * mean, 0.0) / (n - 1)
+            t = mean / np.sqrt(variance / n)
+            critical = stats.t.ppf(1 - alpha / 2, n - 1)
+        reached = np.mean(np.abs(t) > critical, axis=0) >= power  # NaN (0/0) does not reject
+        reached[n < 2] = False
+        if reached.any():
+            return int(n[np.argmax(reached)])
+        sums, squares = block_sums[:, -1], block_squares[:, -1]
+        size += width
+        width = min(2 * width, 1024)
+    raise ValueError(f"{most} topics do not reach power {power:g} on these differences: the "
+                     "difference is too small for this test, or there is none")
 
 
 def simulated_power(test: Callable[[np.ndarray], float], n_pilot: int, n: int, *,

@@ -220,6 +220,13 @@ def risk_command(args) -> None:
 def power_command(args) -> None:
     from lgb_risk.power import power_table
 
+    if args.draws is not None and not args.simulate:
+        raise ValueError("--draws sets the simulations' draws: give --simulate too, or leave "
+                         "--draws out")
+    if args.power <= args.level:
+        raise ValueError(f"--power {args.power:g} must be above --level {args.level:g}: with no "
+                         "difference at all the test already rejects in a share --level of "
+                         "samples (usual: --power 0.8 --level 0.05)")
     if args.qrels is None:
         if len(args.inputs) != 1:
             raise ValueError(f"without --qrels give one per-topic CSV, got {len(args.inputs)} "
@@ -232,16 +239,21 @@ def power_command(args) -> None:
                              "measures need effectiveness >= 0")
         results = trec.evaluate_files(args.qrels, args.inputs, [measure])
         scores = trec.per_topic_frame(results, measure)
-        if scores.isna().any().any():
-            run = scores.index[scores.isna().any(axis=1)][0]
-            raise ValueError(f"run {run!r} has no ranking for some topics the others rank: the "
-                             "tests pair every topic")
+    source = args.inputs[0] if args.qrels is None else "the runs"
+    for run, row in scores.iterrows():
+        if row.isna().any():
+            missing = ", ".join(map(str, row.index[row.isna()]))
+            raise ValueError(f"{source}: run {run!r} has no score for topic(s) {missing}, which "
+                             "other runs have: the tests pair every topic (give each run every "
+                             "topic, or leave the topic out of every run)")
     if args.baseline not in scores.index:
         raise ValueError(f"--baseline {args.baseline!r} is not among the runs "
                          f"{', '.join(map(str, scores.index))}")
     table = power_table(scores, args.baseline, args.alpha, difference=args.difference,
                         power=args.power, level=args.level, correction=args.correction,
-                        simulate=args.simulate, draws=args.draws)
+                        confidence=args.confidence, pilot_resamples=args.pilot_resamples,
+                        simulate=args.simulate,
+                        draws=200 if args.draws is None else args.draws)
     write_output(table, args.format, args.output, decimals=args.decimals)
 
 

@@ -34,6 +34,16 @@ def _cell(value, decimals: int, missing: str, count: bool = False) -> str:
     return str(value)
 
 
+def _column_values(column) -> np.ndarray:
+    """A DataFrame column's values; a nullable integer column's (whole numbers of topics, NA
+    where there is no answer) as floats with NaN, so that every writer prints them alike."""
+    import pandas as pd
+
+    if pd.api.types.is_extension_array_dtype(column) and pd.api.types.is_integer_dtype(column):
+        return column.to_numpy(dtype=np.float64, na_value=np.nan)
+    return column.to_numpy()
+
+
 def _json_value(value, decimals: int):
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
@@ -56,7 +66,7 @@ def write_output(table, fmt: str, out: str | None, decimals: int | None = None,
     if decimals is None:
         decimals = 3 if fmt == "latex" else 6
     if hasattr(table, "columns") and hasattr(table, "to_numpy"):  # a DataFrame
-        table = {str(c): table[c].to_numpy() for c in table.columns}
+        table = {str(c): _column_values(table[c]) for c in table.columns}
     names = list(table)
     rows = list(zip(*(list(table[c]) for c in names)))
     if fmt == "csv":

@@ -329,9 +329,13 @@ def _add_power(sub) -> None:
         "t-test TRisk is), their sd, the smallest difference the paired t-test detects on "
         "these topics with --power, and the topics needed to detect the observed one (and "
         "--difference), exactly by the noncentral t distribution (Sakai's topic-set-size "
-        "design). --simulate adds, by resampling these topics, the sign test of wins against "
-        "losses and the randomisation test of URisk. The topics at hand are the pilot: their "
-        "variance stands in for the population's.")
+        "design), each with its bootstrap interval (the topics resampled, the whole answer "
+        "recomputed; not determined where the observed difference's sign is uncertain), and "
+        "the topics the t-test needs on topics drawn from these ones (needed_resampled: the "
+        "answer to quote where the differences are skewed or tied at 0). --simulate adds "
+        "that answer's interval, the sign test of wins against losses and the randomisation "
+        "test of URisk. The topics at hand are the pilot: the answers are for a collection "
+        "like it.")
     pw.add_argument("inputs", nargs="+", metavar="INPUT",
                     help="a per-topic CSV (what evaluate --per-topic writes), or with --qrels "
                     "TREC run files")
@@ -351,10 +355,17 @@ def _add_power(sub) -> None:
     pw.add_argument("--correction", choices=("bonferroni", "holm"),
                     help="the level divided by the number of runs compared (Holm bounded by "
                     "Bonferroni, its strictest step)")
+    pw.add_argument("--confidence", type=_fraction, default=0.95,
+                    help="the intervals' confidence (default 0.95)")
+    pw.add_argument("--pilot-resamples", type=_positive_int, default=2000,
+                    help="the topics resampled this many times, seeded: for the intervals and "
+                    "for needed_resampled (default 2000)")
     pw.add_argument("--simulate", action="store_true",
-                    help="add the sign test and the randomisation test, by simulation")
-    pw.add_argument("--draws", type=_positive_int, default=200,
-                    help="with --simulate: seeded draws per size (default 200)")
+                    help="add needed_resampled's interval, the sign test and the "
+                    "randomisation test, by simulation")
+    pw.add_argument("--draws", type=_positive_int,
+                    help="with --simulate: seeded draws per size, and bootstrap pilots for "
+                    "needed_resampled's interval (default 200)")
     _add_output_options(pw)
 
 
