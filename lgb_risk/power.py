@@ -35,11 +35,12 @@ from lgb_risk import risk, significance
 from lgb_risk._validation import check_whole_number
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     import pandas as pd
 
-__all__ = ["power_table", "topic_set_answers", "SIMULATED_UP_TO", "RESAMPLED_BY_DEFAULT_UP_TO"]
+__all__ = ["power_table", "topic_set_answers", "randomisation_test_answers", "SIMULATED_UP_TO",
+           "RESAMPLED_BY_DEFAULT_UP_TO"]
 
 #: The simulated searches stop at this many times the pilot's topics: beyond, the answer is
 #: NaN (the t-test's ``needed`` says how far beyond).
@@ -163,7 +164,7 @@ def topic_set_answers(differences: np.ndarray, *, difference: float | None = Non
     if not (significance._finite(confidence) and 0 < confidence < 1):
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     pilot_resamples = check_whole_number(pilot_resamples, "pilot_resamples")
-    tail = (1 - confidence) / 2
+    tail = _tail(confidence)
     if pilot_resamples * tail < 1:
         raise ValueError(f"pilot_resamples must be at least {int(np.ceil(1 / tail))} for a "
                          f"{confidence:g} interval (each tail needs a resample), got "
@@ -186,6 +187,54 @@ def topic_set_answers(differences: np.ndarray, *, difference: float | None = Non
     return row
 
 
+def randomisation_test_answers(difference_on: Callable[[np.ndarray], float],
+                               test: significance.PairedTest, *, power: float = 0.8,
+                               level: float = 0.05, comparisons: int = 1,
+                               confidence: float = 0.95, pilot_resamples: int = 2000,
+                               seed: int = 0) -> dict:
+    """The topics a randomisation test (:func:`lgb_risk.significance.paired_randomisation_test`)
+    needs to detect its observed difference, by the normal approximation its detectable
+    difference is, n = ((z_{1−level/2m} + z_power) · spread / difference)²
+    (:meth:`~lgb_risk.significance.PairedTest.queries_needed`), with the percentile-bootstrap
+    interval of :func:`power_table`: ``difference_on(indices)`` recomputes the statistic's
+    difference on the topics at ``indices`` (a resample of the pilot's, with repeats), the
+    null distribution's spread is held at the pilot's. Keys ``sign_flips``, ``needed`` (NaN
+    where not determined), ``needed_low``, ``needed_high``.
+
+    >>> from lgb_risk.significance import paired_randomisation_test
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = rng.uniform(size=80), rng.uniform(size=80)
+    >>> mean = lambda rows: rows.mean(axis=1)
+    >>> test = paired_randomisation_test(mean, a + 0.15, b, resamples=999)
+    >>> answers = randomisation_test_answers(lambda i: (a + 0.15 - b)[i].mean(), test)
+    >>> answers["needed"], answers["needed_low"], answers["needed_high"]
+    (125.0, 39.0, 3579.0)
+    """
+    from scipy import stats
+
+    significance._check_design(power, level)
+    tail = _tail(confidence)
+    bootstrap = _Bootstrap(test.n, check_whole_number(pilot_resamples, "pilot_resamples"),
+                           seed, tail)
+    differences = np.array([difference_on(row) for rows in bootstrap.indices()
+                            for row in rows])
+    same_sign = np.sign(differences) == np.sign(test.difference)
+    flips = float(1 - same_sign.mean()) if test.difference else np.nan
+    z = (stats.norm.ppf(1 - significance._levels(level, comparisons) / 2)
+         + stats.norm.ppf(power))
+    if not test.difference or not test.spread > 0:
+        return {"sign_flips": flips, "needed": np.nan, "needed_low": np.nan,
+                "needed_high": np.nan}
+    with np.errstate(divide="ignore"):
+        needed = np.where(same_sign, np.ceil((z * test.spread / differences) ** 2), np.inf)
+    low, high = bootstrap.interval(needed)
+    determined = flips <= tail
+    return {"sign_flips": flips,
+            "needed": (test.queries_needed(power=power, level=level, comparisons=comparisons)
+                       if determined else np.nan),
+            "needed_low": low, "needed_high": high if determined else np.inf}
+
+
 def _check_scores(scores: pd.DataFrame) -> None:
     """Every run's score on every topic a finite number, and at least two topics."""
     if scores.shape[1] < 2:
@@ -206,6 +255,12 @@ def _check_scores(scores: pd.DataFrame) -> None:
                          "every topic")
 
 
+def _tail(confidence: float) -> float:
+    """Each tail's share, (1 − confidence)/2, rounded to 12 decimals so that 0.95 gives the
+    exact 0.025 (whose order statistic is the 50th of 2,000, not the 51st)."""
+    return round((1 - confidence) / 2, 12)
+
+
 class _Bootstrap:
     """The pilot's topics resampled with replacement, ``count`` times (seeded: every row of a
     table sees the same resamples), and the percentile interval of an answer over them."""
@@ -213,17 +268,18 @@ class _Bootstrap:
     def __init__(self, topics: int, count: int, seed: int, tail: float):
         self.topics, self.count, self.seed, self.tail = topics, count, seed, tail
 
-    def moments(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each resample's mean and sd (ddof 1) of ``x``."""
+    def indices(self):
+        """The resamples' topic indices, in chunks of rows (one row a resample)."""
         rng = np.random.default_rng(self.seed)
         chunk = max(1, 4_000_000 // self.topics)
-        means, sds = np.empty(self.count), np.empty(self.count)
         for start in range(0, self.count, chunk):
-            drawn = x[rng.integers(0, self.topics, (min(chunk, self.count - start),
-                                                    self.topics))]
-            means[start:start + len(drawn)] = drawn.mean(axis=1)
-            sds[start:start + len(drawn)] = drawn.std(axis=1, ddof=1)
-        return means, sds
+            yield rng.integers(0, self.topics, (min(chunk, self.count - start), self.topics))
+
+    def moments(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each resample's mean and sd (ddof 1) of ``x``."""
+        drawn = [x[rows] for rows in self.indices()]
+        return (np.concatenate([d.mean(axis=1) for d in drawn]),
+                np.concatenate([d.std(axis=1, ddof=1) for d in drawn]))
 
     def interval(self, answers: np.ndarray) -> tuple[float, float]:
         low, high = np.quantile(answers, [self.tail, 1 - self.tail], method="inverted_cdf")
@@ -275,8 +331,9 @@ def _resampled(x: np.ndarray, row: dict, bootstrap: _Bootstrap, *, simulate: boo
         "needed_resampled": (_by_resampling(x, bootstrap.count, seed, most, options)
                              if not np.isnan(row["needed"]) else np.nan)}
     if simulate:
-        if np.isnan(row["observed"]) or row["observed"] == 0:
-            found["needed_resampled_low"] = found["needed_resampled_high"] = np.nan
+        if np.isnan(row["needed"]):  # nothing to detect, or not determined
+            found["needed_resampled_low"] = np.nan
+            found["needed_resampled_high"] = row["needed_high"]
             return found
         rng = np.random.default_rng(seed)
         answers = np.empty(draws)

@@ -12,8 +12,10 @@ enough sign flips drawn that the error cannot move the decision at 0.05 or 0.05 
 the smallest difference the test can detect with these queries (power 0.8, level 0.05,
 ``*_detectable``) and the queries that would detect the observed difference with power 0.8
 after the report's correction, bounded by Bonferroni's 0.05 / m over the m learners compared
-(``*_needed``; :mod:`lgb_risk.power` says why). With several repeats, how far a query's loss
-repeats from one split to another. Written as ``report.md`` (a part per measure),
+(``*_needed``, NaN where not determined; ``*_needed_low`` and ``*_needed_high``, its 95%
+bootstrap interval; for the t-tests ``*_needed_resampled``, the t-test's answer on queries drawn
+from the observed differences: :mod:`lgb_risk.power` says why). With several repeats, how far a
+query's loss repeats from one split to another. Written as ``report.md`` (a part per measure),
 ``report.csv`` (the first measure; ``report__MEASURE.csv`` for each other), ``report.tex``;
 figures (``plot`` extra) as PNG files (``[report] figure_format``: or PDF, SVG), suffixed
 ``__MEASURE`` for the measures after the first.
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from lgb_risk import risk, significance
+from lgb_risk import power, risk, significance
 from lgb_risk._io import atomic_write_text
 from lgb_risk._machine import environment
 from lgb_risk.experiment.figures import write_figures
@@ -198,15 +200,16 @@ _RISK_TESTS = {
 }
 
 
-def _record(row: dict, stem: str, test, same: bool, comparisons: int) -> None:
-    """A paired test's p-value, detectable difference and the queries that would detect the
-    observed difference with power 0.8 after the report's correction, bounded by Bonferroni's
-    level 0.05 / m over the m learners compared (no stricter than Holm or
-    Benjamini-Hochberg)."""
-    row[f"{stem}_p_vs_lambdamart"] = np.nan if same else test.p_value
+def _record(row: dict, stem: str, test, answers: dict | None,
+            keys=("needed", "needed_low", "needed_high", "needed_resampled")) -> None:
+    """A paired test's p-value and detectable difference, and ``answers``: the queries that
+    would detect the observed difference with power 0.8 after the report's correction
+    (:mod:`lgb_risk.power`), with their 95% bootstrap interval; None for plain LambdaMART's
+    own row."""
+    row[f"{stem}_p_vs_lambdamart"] = np.nan if answers is None else test.p_value
     row[f"{stem}_detectable"] = test.detectable
-    row[f"{stem}_needed"] = np.nan if same else test.queries_needed(
-        comparisons=max(1, comparisons))
+    for key in keys:
+        row[f"{stem}_{key}"] = np.nan if answers is None else answers[key]
 
 
 def results_table(config: ExperimentConfig, out: str | os.PathLike,
@@ -254,8 +257,10 @@ def results_table(config: ExperimentConfig, out: str | os.PathLike,
                         if k != "mean"})
         tested = compared(m)
         for stem, quantity in tested.items():
+            differences = quantity - reference_values[stem]
             _record(row, stem, significance.paired_t_test(quantity, reference_values[stem]),
-                    same, comparisons)
+                    None if same else power.topic_set_answers(differences,
+                                                              comparisons=comparisons))
         row["urisk"] = urisk_against(m, feature, alpha)[0]
         t = risk.trisk_if_defined(m, feature, alpha)
         row["trisk"], row["trisk_p"] = (np.nan, np.nan) if t is None else (t.trisk, t.p_value)
@@ -264,7 +269,15 @@ def results_table(config: ExperimentConfig, out: str | os.PathLike,
             test = significance.paired_randomisation_test(
                 lambda rows: georisk_against(rows, learned, alpha), m, reference,
                 resamples=4000, decide_at=(0.05, 0.05 / comparisons))
-            _record(row, "georisk", test, same, comparisons)
+
+            def georisk_difference(queries, m=m):
+                """The learner's GeoRisk minus LambdaMART's on these queries."""
+                both = np.vstack([m[queries], reference[queries]])
+                return float(np.subtract(*georisk_against(both, learned[:, queries], alpha)))
+
+            _record(row, "georisk", test, None if same else power.randomisation_test_answers(
+                georisk_difference, test, comparisons=comparisons),
+                    keys=("needed", "needed_low", "needed_high"))
             row["georisk_p_error"] = np.nan if same else test.p_error
             row["tstar_urisk"] = float(tested["tstar_urisk"].mean())
             assert learned_mean is not None  # as learned is not None
@@ -445,7 +458,10 @@ def _measure_part(config: ExperimentConfig, folder: RunFolder, measure: MeasureS
               "nothing about differences below this size. The last column: the queries at "
               "which each learner's observed difference would be found with probability 0.8 "
               "after the report's correction (Bonferroni's level, which bounds it; the range "
-              "over the learners; the per-learner numbers are report.csv's *_needed)."]
+              "over the learners; the per-learner numbers, with their 95% bootstrap intervals, "
+              "are report.csv's *_needed, *_needed_low and *_needed_high). Not determined: the "
+              "observed difference changes sign in more than 2.5% of the queries' bootstrap "
+              "resamples, so no number of queries is sure to show it."]
     repeatability = (loss_repeatability(config, out, measure) if config.split.repeats > 1
                      else {})
     if repeatability:
@@ -539,6 +555,9 @@ def _detectable_table(table: pd.DataFrame, base: str, n: int, measure: MeasureSp
         name = f"{statistic} ({base})" if stem == "feature_risk" else statistic
         needed = others[f"{column}_needed"].dropna()
         queries = "–" if needed.empty else f"{needed.min():,.0f}–{needed.max():,.0f}"
+        undetermined = int(others[f"{column}_needed_high"].eq(np.inf).sum())
+        if undetermined:
+            queries += f" ({undetermined} of {len(others)} not determined)"
         lines.append(f"| {name} | {compared} | {n} | {low:.4f}–{high:.4f} | {relative} | "
                      f"{queries} |")
     return "\n".join(lines)
