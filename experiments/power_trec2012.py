@@ -2,7 +2,8 @@
 the eight Indri runs against ``rm_cata-filtered`` (indriCASP), NDCG@20 and ERR@20 under
 gdeval.pl's conventions, at α = 0 (the mean difference) and α = 5 (URisk, whose t-test is
 TRisk), Holm-corrected over the seven runs compared (Bonferroni's level 0.05 / 7, Holm's
-strictest step), with every interval and the resampled answer's interval (``simulate``).
+strictest step), with every interval and the resampled answer's interval (``simulate``), and
+the topics needed to detect a difference of 0.02.
 
 Each answer is checked by a Monte Carlo of this script's own: scipy's paired t-test of the
 x_q against 0 on 4,000 fresh sets of that many topics drawn with replacement from the 50,
@@ -32,6 +33,8 @@ BASELINE = "rm_cata-filtered"
 MEASURES = ("ndcg@20", "err@20")
 ALPHAS = (0.0, 5.0)
 MC_DRAWS = 4000
+#: A difference of interest in the measure's units (of x_q at each α): 0.02 NDCG@20 or ERR@20.
+DIFFERENCE = 0.02
 
 
 def monte_carlo_power(x: np.ndarray, n: float, level: float, seed: int = 2024) -> float:
@@ -58,7 +61,7 @@ def main() -> None:
                              correction="holm")
     tables = []
     for measure in MEASURES:
-        table = summary.power(measure, simulate=True)
+        table = summary.power(measure, difference=DIFFERENCE, simulate=True)
         per_topic = summary.per_topic(measure)
         level = 0.05 / (len(runs) - 1)
         for column, answer in (("mc_power_at_needed", "needed"),

@@ -23,6 +23,7 @@ uses). The tables made from several runs' results (:func:`summary_table`, :func:
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -44,6 +45,7 @@ from lgb_risk._pair_keys import (
 from lgb_risk._run_summary import (
     RunSummary,
     natural_topic_order,
+    partial_run_notes,
     per_topic_frame,
     per_topic_table,
     risk_measures_of,
@@ -63,7 +65,8 @@ if TYPE_CHECKING:
     from lgb_risk.baselines import BaselineStore
 
 __all__ = ["evaluate_run", "evaluate_columns", "evaluate_files", "evaluate_runs", "summarise",
-           "RunSummary", "per_topic_table",
+           "named_runs", "RunSummary", "PartialRunsWarning", "partial_runs_rule",
+           "partial_run_notes", "per_topic_table",
            "baseline_store", "summary_table", "risk_measures_of", "per_topic_frame", "Judgments",
            "judgments",
            "TopicValues", "natural_topic_order", "scored_topics", "automatic_jobs"]
@@ -373,7 +376,7 @@ def _columns_of(run: Any, name: str = "") -> RunColumns:
                       name or frame.attrs.get("name", ""))
 
 
-def evaluate_runs(qrels: Any, runs: Mapping[str, Any],
+def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[str | os.PathLike],
                   measures: Sequence[str] = ("ndcg@20", "err@20"), *,
                   convention: ConventionLike = "gdeval", max_label: int = 4,
                   **overrides: Any) -> dict:
@@ -394,7 +397,7 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any],
     """
     for m in measures:
         registry.parse(m)
-    _refuse_names_that_collide(runs)
+    runs = named_runs(runs)
     conv = resolve(convention, **overrides)
     judged = _judgments_of(qrels)
     results = {}
@@ -408,9 +411,29 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any],
     return results
 
 
-def _refuse_names_that_collide(runs: Mapping[Any, Any]) -> None:
-    """Runs are named by ``str(name)`` in every table: two keys with one text (``1`` and
-    ``"1"``) would make one row of two runs."""
+def named_runs(runs: Mapping[Any, Any] | Sequence[str | os.PathLike]) -> Mapping[Any, Any]:
+    """The runs by name: a mapping as it is; a list of run files named by
+    :func:`lgb_risk.data.run_name` (the file's name without its extension), as the command
+    line names them. Runs are named by ``str(name)`` in every table, so two names with one
+    text (``1`` and ``"1"``, two files ``a/run.txt`` and ``b/run.txt``) are refused.
+
+    >>> list(named_runs(["runs/bm25.txt", "runs/mine.txt"]))
+    ['bm25', 'mine']
+    """
+    if not isinstance(runs, Mapping):
+        if isinstance(runs, (str, os.PathLike)) or not all(
+                isinstance(run, (str, os.PathLike)) for run in runs):
+            raise TypeError("runs must be a mapping {name: run}, or a list of run files "
+                            f"(named by their file names), got {type(runs).__name__}")
+        files = [Path(run) for run in runs]
+        runs = {}
+        for path in files:
+            if run_name(path) in runs:
+                raise ValueError(f"runs {str(runs[run_name(path)])!r} and {str(path)!r} both "
+                                 f"have the name {run_name(path)!r} (runs are named by file "
+                                 "name without extension); rename one, or give a mapping "
+                                 "{name: file}")
+            runs[run_name(path)] = path
     seen: dict[str, Any] = {}
     for name in runs:
         text = str(name)
@@ -418,10 +441,11 @@ def _refuse_names_that_collide(runs: Mapping[Any, Any]) -> None:
             raise ValueError(f"runs {seen[text]!r} and {name!r} both have the name {text!r} in "
                              "the tables (run names are written as text); rename one")
         seen[text] = name
+    return runs
 
 
-def summarise(qrels: Any, runs: Mapping[str, Any], measures: Sequence[str] = ("ndcg@20",
-                                                                              "err@20"), *,
+def summarise(qrels: Any, runs: Mapping[str, Any] | Sequence[str | os.PathLike],
+              measures: Sequence[str] = ("ndcg@20", "err@20"), *,
               baseline: str | None = None, alphas: Sequence[float] = DEFAULT_ALPHAS,
               layout: str = "wide", correction: str | None = None, loss_fraction: float = 0.2,
               test: str = "t", convention: ConventionLike = "gdeval", max_label: int = 4,
@@ -430,7 +454,9 @@ def summarise(qrels: Any, runs: Mapping[str, Any], measures: Sequence[str] = ("n
     PyTerrier — and summarise them in one call, as ``lgb-risk evaluate`` does for files: the
     :func:`summary_table` (means, risk measures against the runs and against ``baseline``, one
     of the names, with ``correction``), and, from the returned :class:`RunSummary`, its figures
-    and its LaTeX.
+    and its LaTeX. ``runs`` is a mapping of names to runs, or a list of run files named as the
+    command line names them (:func:`named_runs`); ``alpha=`` is taken for ``alphas=``, the
+    command line's ``--alpha``.
 
     >>> qrels = {"1": {"a": 2, "b": 0}, "2": {"c": 1, "d": 0}, "3": {"e": 1, "f": 0}}
     >>> runs = {"bm25": {"1": {"a": 0.9, "b": 0.5}, "2": {"c": 0.1, "d": 0.4},
@@ -441,16 +467,37 @@ def summarise(qrels: Any, runs: Mapping[str, Any], measures: Sequence[str] = ("n
     >>> summary.frame()[["run", "p@1", "p@1_wins_a0", "p@1_losses_a0"]].round(4).values.tolist()
     [['bm25', 0.6667, nan, nan], ['mine', 0.6667, 1.0, 1.0]]
     """
-    _refuse_names_that_collide(runs)
+    if "alpha" in overrides:  # the command line's name, --alpha
+        alpha = overrides.pop("alpha")
+        if alphas is not DEFAULT_ALPHAS:
+            raise TypeError("give alphas= or alpha= (its name on the command line), not both")
+        alphas = list(alpha) if isinstance(alpha, (list, tuple, np.ndarray)) else [alpha]
+    runs = named_runs(runs)
     names = [str(n) for n in runs]
     if baseline is not None and baseline not in names:
         raise ValueError(f"baseline {baseline!r} is not among the runs {', '.join(names)}")
     check_choice(layout, "layout", ("wide", "long"))
-    results = evaluate_runs(qrels, runs, measures, convention=convention, max_label=max_label,
-                            **overrides)
-    return RunSummary(results, measures, baseline=baseline, alphas=alphas,
-                      correction=correction, loss_fraction=loss_fraction, test=test,
-                      layout=layout)
+    conv = resolve(convention, **overrides)
+    results = evaluate_runs(qrels, runs, measures, convention=conv, max_label=max_label)
+    summary = RunSummary(results, measures, baseline=baseline, alphas=alphas,
+                         correction=correction, loss_fraction=loss_fraction, test=test,
+                         layout=layout, partial_runs=partial_runs_rule(conv))
+    for note in summary.notes:
+        warnings.warn(note, PartialRunsWarning, stacklevel=2)
+    return summary
+
+
+class PartialRunsWarning(UserWarning):
+    """Runs lack topics that others have: their risk measures follow gdeval.pl's rule."""
+
+
+def partial_runs_rule(convention) -> str:
+    """How the summary treats runs that lack topics under ``convention``: gdeval.pl's rule
+    (each run over its own topics, the baseline 0 where it lacks one) where the convention is
+    gdeval's and missing topics are left out; refused under every other convention, whose tool
+    does not define the case."""
+    return "gdeval" if (convention.name == "gdeval"
+                        and convention.missing_topics == "skip") else "refuse"
 
 
 #: Below this many bytes of runs in all, one process evaluates them faster than several start.

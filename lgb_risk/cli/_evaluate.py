@@ -39,9 +39,10 @@ def _refuse_ignored_options(args) -> None:
                              f"{'them' if len(given) > 1 else 'it'}")
 
 
-def _evaluate(args) -> tuple[dict, str | None]:
-    """The runs of ``lgb-risk evaluate`` evaluated, ``({run: TopicValues}, baseline)``, its
-    figures written; notes on standard error."""
+def _evaluate(args) -> tuple[dict, str | None, str]:
+    """The runs of ``lgb-risk evaluate`` evaluated, ``({run: TopicValues}, baseline, rule)``
+    with ``rule`` what the summary does with runs that lack topics
+    (:func:`lgb_risk.trec.partial_runs_rule`), its figures written; notes on standard error."""
     _refuse_ignored_options(args)
     paths, baseline = list(args.runs), args.baseline
     if args.per_topic:
@@ -74,8 +75,9 @@ def _evaluate(args) -> tuple[dict, str | None]:
                     "left out of its means (--missing-topics zero counts them as 0)")
             print(f"note: run {name!r} has no ranking for {len(result.missing)} topic(s) the "
                   f"qrels score ({_shown(result.missing)}): {done}", file=sys.stderr)
+    rule = trec.partial_runs_rule(conv)
     if args.per_topic:
-        return results, baseline
+        return results, baseline, rule
     if len(results) < 2:
         print("note: risk measures need at least two runs; printing means only", file=sys.stderr)
     else:
@@ -85,10 +87,13 @@ def _evaluate(args) -> tuple[dict, str | None]:
                       "and GeoRisk are defined for effectiveness >= 0", file=sys.stderr)
     if args.correction is not None and baseline is None:
         raise ValueError("--correction corrects the TRisk p-values against --baseline: give one")
+    if rule == "gdeval" and baseline is not None and len(results) > 1:
+        for note in trec.partial_run_notes(results, baseline):
+            print(f"note: {note}", file=sys.stderr)
     if args.figure is not None:
         _write_figures({m: trec.per_topic_frame(results, m) for m in args.measures
                         if trec.risk_measures_of(m)}, args, baseline)
-    return results, baseline
+    return results, baseline, rule
 
 
 def _figure_folder(directory) -> None:
@@ -144,14 +149,18 @@ def _shown(topics) -> str:
 def evaluate_command(args) -> None:
     from lgb_risk.latex import escape, measures_named
 
-    results, baseline = _evaluate(args)
+    results, baseline, rule = _evaluate(args)
     headers = headers_given(args.header)
     caption = None if args.caption is None else escape(args.caption)
     if args.per_topic:
         if args.decimals is None and args.format in ("csv", "json"):
             args.decimals = 17  # every bit: `lgb-risk risk` reads it back to evaluate's values
-        _write(trec.per_topic_table(results, args.measures), args, headers,
-               caption or f"{measures_named(args.measures)} of each run on each topic.")
+        table = trec.per_topic_table(results, args.measures, baseline=baseline,
+                                     alphas=args.alpha if baseline is not None else ())
+        _write(table, args, headers,
+               caption or f"{measures_named(args.measures)} of each run on each topic" + (
+                   f", and its risk-weighted difference to {escape(baseline)}"
+                   if baseline is not None else "") + ".")
         return
     if args.format == "latex" and args.layout is None and not args.columns:
         # The paper's table: a row per run, per measure its mean and, against the baseline,
@@ -159,7 +168,8 @@ def evaluate_command(args) -> None:
         refuse_unknown_headers(headers, args.measures, "measure")
         summary = trec.RunSummary(results, args.measures, baseline=baseline, alphas=args.alpha,
                                   correction=args.correction,
-                                  loss_fraction=args.loss_fraction, test=args.test)
+                                  loss_fraction=args.loss_fraction, test=args.test,
+                                  partial_runs=rule)
         text = summary.latex(span=args.span or "column", labels=headers,
                              decimals=3 if args.decimals is None else args.decimals,
                              caption=caption, label=args.label)
@@ -173,7 +183,8 @@ def evaluate_command(args) -> None:
         args.columns and {"measure", "alpha"} & set(args.columns)) else "wide")
     table = trec.summary_table(results, args.measures, alphas=args.alpha, baseline=baseline,
                                layout=layout, correction=args.correction,
-                               loss_fraction=args.loss_fraction, test=args.test)
+                               loss_fraction=args.loss_fraction, test=args.test,
+                               partial_runs=rule)
     if args.columns:
         unknown = [c for c in args.columns if c not in table]
         if unknown:
