@@ -8,7 +8,6 @@ import io
 import shutil
 import subprocess
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
