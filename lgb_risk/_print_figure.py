@@ -47,12 +47,21 @@ def print_style(figure_size: str = "page") -> dict:
     return {**PRINT_STYLE[figure_size], **_EMBEDDED_TEXT, "font.family": font_family()}
 
 
-def new_axes(size: tuple[float, float]) -> Any:
-    """The Axes of a new Figure of ``size`` inches, built without pyplot (the caller's backend
-    and pyplot's figures are left alone)."""
-    from matplotlib.figure import Figure
+def new_figure(size: tuple[float, float]) -> Any:
+    """A new Figure of ``size`` inches, built without pyplot (the caller's backend and pyplot's
+    figures are left alone) and shown where it is made: in a notebook its PNG, through
+    IPython's ``_repr_png_``, which needs no pyplot (a Figure alone has no view of its own until
+    pyplot registers one)."""
+    from lgb_risk._shown_figure import ShownFigure
 
-    return Figure(figsize=size).subplots()
+    return ShownFigure(figsize=size)
+
+
+def new_axes(size: tuple[float, float]) -> Any:
+    """The Axes of a :func:`new_figure` of ``size`` inches, shown in a notebook as it too."""
+    from lgb_risk._shown_figure import ShownAxes
+
+    return new_figure(size).add_subplot(axes_class=ShownAxes)
 
 
 def print_figure(draw: Any, figure_size: str = "page") -> Any:
@@ -88,12 +97,11 @@ def print_panels(draw: Any, rows: int, cols: int, figure_size: str = "page", *,
     (3, [7.0, 3.0])
     """
     import matplotlib
-    from matplotlib.figure import Figure
 
     style = print_style(figure_size)  # refuses a size it does not know
     width, size_height = FIGURE_SIZES[figure_size]
     with matplotlib.rc_context(style):
-        figure = Figure(figsize=(width, size_height if height is None else height))
+        figure = new_figure((width, size_height if height is None else height))
         draw(figure.subplots(rows, cols, squeeze=False, sharey=sharey))
         figure.tight_layout(pad=0.3)
     return figure

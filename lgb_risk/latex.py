@@ -338,17 +338,25 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     width = estimated_width([header_cells, *body_cells], header_groups)
     wide = placement == "page" or (placement == "auto" and width > WIDTHS_PT["column"])
     environment = "table*" if wide else "table"
-    packages = "booktabs,amssymb" if directional or daggers else "booktabs"
-    lines = [rf"% needs \usepackage{{{packages}}}; about {width:.0f} pt wide (ACM sigconf: a "
+    packages = r"\usepackage{booktabs}" + (
+        r" (and amssymb for $\blacktriangle$, except under acmart, whose fonts have it)"
+        if directional or daggers else "")
+    lines = [rf"% needs {packages}; about {width:.0f} pt wide (ACM sigconf: a "
              f"column {WIDTHS_PT['column']:.0f} pt, the page {WIDTHS_PT['page']:.0f} pt)",
              rf"\begin{{{environment}}}", r"\centering"]
-    if legend:
-        lines.append(r"\caption{" + " ".join(legend) + "}")
+    # The caption says what the table shows, in a sentence; what its marks mean goes in a
+    # note under it, as proceedings set a table's notes.
+    notes = legend[1:] if caption else legend
+    if caption:
+        lines.append(r"\caption{" + caption + "}")
     if label:
         lines.append(rf"\label{{{label}}}")
     lines += [rf"\setlength{{\tabcolsep}}{{{_TABCOLSEP_PT:g}pt}}",
               rf"\begin{{tabular}}{{{spec}}}", *heading, *body, r"\bottomrule",
-              r"\end{tabular}", rf"\end{{{environment}}}"]
+              r"\end{tabular}"]
+    if notes:
+        lines += [r"\par\smallskip", r"{\footnotesize " + " ".join(notes) + r"\par}"]
+    lines.append(rf"\end{{{environment}}}")
     return "\n".join(lines) + "\n"
 
 

@@ -27,6 +27,7 @@ References: [TR], [GEO] (:mod:`lgb_risk.references`).
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -523,6 +524,10 @@ def _run_figure_drawers(scores, baseline, alphas, alpha, correction, titles) -> 
     if not alphas:
         raise ValueError("alphas: give at least one α")
     alpha = alphas[-1] if alpha is None else float(alpha)
+    if len(set(alphas)) < 2:
+        warnings.warn(f"the TRisk-by-α and GeoRisk-by-α figures need two α or more, got "
+                      f"{alphas[0]:g} only: left out (give several, e.g. 0 1 2 5 10, and the "
+                      "table's α apart: --table-alpha, or alpha=)", UserWarning, stacklevel=3)
     drawers: dict = {}
 
     def add(name: str, draw: Any) -> None:
@@ -548,10 +553,11 @@ def _run_figure_drawers(scores, baseline, alphas, alpha, correction, titles) -> 
         stem = _file_stem(measure)
         add(f"win_loss_{stem}", lambda ax, o=others, b=base, n=named: win_loss_histogram(
             o, b, ax=ax, **n))
-        add(f"trisk_by_alpha_{stem}", lambda ax, o=others, b=base, n=named: trisk_by_alpha(
-            o, b, alphas, correction=correction, ax=ax, **n))
-        add(f"georisk_by_alpha_{stem}", lambda ax, o=others, b=base, n=named: georisk_by_alpha(
-            o, b, alphas, ax=ax, **n))
+        if len(set(alphas)) > 1:
+            add(f"trisk_by_alpha_{stem}", lambda ax, o=others, b=base, n=named: trisk_by_alpha(
+                o, b, alphas, correction=correction, ax=ax, **n))
+            add(f"georisk_by_alpha_{stem}", lambda ax, o=others, b=base, n=named:
+                georisk_by_alpha(o, b, alphas, ax=ax, **n))
         for run, values in others.items():
             add(f"tr_tj_{_file_stem(run)}_{stem}", lambda ax, v=values, b=base, r=run, n=named:
                 tr_tj_per_query(v, b, alpha, name=r, ax=ax, **n))

@@ -517,8 +517,32 @@ def test_risk_and_evaluate_name_runs_alike_count_in_whole_numbers_and_agree_to_1
                                atol=1e-9)
     code, table, _ = run_cli("risk", per_topic, "--measure", "ndcg@20", "--baseline", "run1",
                              "--alpha", 5)
-    header, *rows = table.splitlines()
-    assert header.split()[0] == "run"
+    blocks = [block.splitlines() for block in table.split("\n\n")]  # within 100 columns
+    assert all(len(line) <= 100 for block in blocks for line in block)
+    for header, *rows in blocks:
+        assert header.split()[:2] == ["run", "alpha"]  # each block names its rows
+        assert all(row.split()[1] == "5" for row in rows)  # α = 5, not 5.000000
+    header, *rows = next(block for block in blocks if "wins" in block[0])
     wins = header.split().index("wins")
     assert all("." not in row.split()[wins] for row in rows[1:])  # 17, not 17.000000
-    assert all(row.split()[1] == "5" for row in rows)  # α = 5, not 5.000000
+
+
+def test_the_terminal_table_fits_100_columns_and_says_tiny_p_values_are_tiny(tmp_path):
+    """The summary, 19 columns wide, prints in blocks of at most 100 characters a line, each
+    led by the columns that name its rows; a p-value below the decimals shown is ``< 1e-6``,
+    not ``0.000000``."""
+    qrels, runs = synthetic.write_trec_collection(tmp_path)  # 40 topics
+    code, out, err = run_cli("evaluate", qrels, *runs, "--baseline", "run1", "--alpha", 5,
+                             "--correction", "holm")
+    assert code == 0, err
+    blocks = [block.splitlines() for block in out.split("\n\n")]
+    assert len(blocks) >= 2 and all(len(line) <= 100 for b in blocks for line in b)
+    assert all(block[0].split()[:3] == ["run", "measure", "alpha"] for block in blocks)
+    code, csv_out, _ = run_cli("evaluate", qrels, *runs, "--baseline", "run1", "--alpha", 5,
+                               "--correction", "holm", "--format", "csv", "--decimals", 17)
+    table = pd.read_csv(io.StringIO(csv_out))
+    p_values = table["ndcg@20_trisk_p_a5"].dropna()
+    printed = [row.split() for block in blocks for row in block[1:]
+               if "trisk_p" in block[0].split()]
+    assert p_values.min() < 5e-7  # the synthetic runs differ clearly from run1
+    assert any("<" in row for row in printed) and not any("0.000000" in row for row in printed)

@@ -210,6 +210,12 @@ def test_the_readmes_latex_command_writes_a_paper_table_that_fits_a_column(tmp_p
     assert spec == "lrrrr"
     caption, label = text.index("\\caption{"), text.index("\\label{tab:risk}")
     assert caption < label < text.index("\\begin{tabular")
+    # the caption one sentence; the legend of marks and bold a note under the table
+    caption_text = text[caption:].split("\n")[0]
+    assert caption_text.count(". ") == 0 and "Bold" not in caption_text
+    note = text[text.index("\\end{tabular}"):text.index("\\end{table}")]
+    assert "Bold: the best value" in note and "\\blacktriangle" in note
+    assert "amssymb" not in text.splitlines()[0] or "acmart" in text.splitlines()[0]
     assert "$-$" in text and "-0." not in text
     code, csv_text, _ = run_cli("evaluate", qrels, *runs, "--baseline", "rm_cata-filtered",
                                 "--correction", "holm", "--alpha", "0", "5", "--format", "csv")

@@ -289,8 +289,9 @@ def test_topic_labels_neither_overlap_each_other_nor_the_axis_label(size):
     mine = np.clip(baseline + rng.normal(0, 0.05, size=50), 0, 1)
     mine[:30] *= 0.2  # thirty large losses
     table = pd.DataFrame([mine, baseline], index=["mine", "bm25"], columns=topics)
-    figure = plots.run_figures({"ndcg@10": table}, "bm25", alphas=[5],
-                               figure_size=size)["tr_tj_mine_ndcg10"]
+    with pytest.warns(UserWarning, match="need two α or more"):
+        figure = plots.run_figures({"ndcg@10": table}, "bm25", alphas=[5],
+                                   figure_size=size)["tr_tj_mine_ndcg10"]
     ax = figure.axes[0]
     t = risk.trisk(table.loc["mine"], table.loc["bm25"], 5)
     steps = {patch.get_label(): patch.get_data() for patch in ax.patches}
@@ -306,3 +307,45 @@ def test_topic_labels_neither_overlap_each_other_nor_the_axis_label(size):
         assert "(some below −2 named)" in ax.get_xlabel()
     assert all(left.x1 <= right.x0 for left, right in zip(boxes, boxes[1:]))
     assert ax.xaxis.label.get_window_extent().y1 <= min(box.y0 for box in boxes)
+
+
+def test_a_figure_shows_in_ipython_without_pyplot():
+    """IPython's own display formatter (what a notebook cell's value goes through) finds a PNG
+    in the library's figures with pyplot never imported, and pyplot stays unimported."""
+    code = ("import sys\n"
+            "from IPython.core.interactiveshell import InteractiveShell\n"
+            "from lgb_risk import plots\n"
+            "shown = InteractiveShell.instance().display_formatter\n"
+            "ax = plots.win_loss_histogram([0.5, 0.2], [0.4, 0.3])\n"
+            "figure = plots.print_figure(lambda ax: ax.plot([1, 2], [0, 1]), 'column')\n"
+            "for value in (ax, figure):\n"
+            "    data, _ = shown.format(value)\n"
+            "    print(data['image/png'][:4] == b'\\x89PNG')\n"
+            "print('matplotlib.pyplot' in sys.modules)\n")
+    pytest.importorskip("IPython")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["True", "True", "False"]
+
+
+@pytest.mark.slow
+def test_one_alpha_leaves_the_by_alpha_figures_out_with_a_note_and_the_table_alpha_apart(
+        tmp_path):
+    from lgb_risk.experiment import synthetic
+    from tests.test_cli import run_cli
+
+    qrels, runs = synthetic.write_trec_collection(tmp_path, n_topics=12, docs_per_topic=30,
+                                                  n_runs=3)
+    code, _, err = run_cli("evaluate", qrels, *runs, "--measures", "ndcg@20", "--baseline",
+                           "run1", "--alpha", 5, "--figure", tmp_path / "one")
+    assert code == 0 and "need two α or more, got 5 only: left out" in err
+    assert sorted(p.name for p in (tmp_path / "one").iterdir()) == [
+        "tr_tj_run2_ndcg20.png", "tr_tj_run3_ndcg20.png", "win_loss_ndcg20.png"]
+    code, out, err = run_cli("evaluate", qrels, *runs, "--measures", "ndcg@20", "--baseline",
+                             "run1", "--alpha", 0, 1, 2, 5, 10, "--table-alpha", 5, "--figure",
+                             tmp_path / "curve", "--format", "latex")
+    assert code == 0 and "TR/TJ at α = 5, --table-alpha" in err
+    assert "TRisk at $\\alpha = 5$" in out
+    assert len(list((tmp_path / "curve").iterdir())) == 5
+    code, _, err = run_cli("evaluate", qrels, *runs, "--baseline", "run1", "--table-alpha", 5)
+    assert code == 2 and "--table-alpha sets the α of the paper's LaTeX table" in err

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 from lgb_risk import data, trec
@@ -25,6 +26,16 @@ def _refuse_ignored_options(args) -> None:
         if getattr(args, "per_topic", False):
             raise ValueError("--per-topic prints each topic's values, without tests: --test "
                              "randomisation would be ignored; drop it, or drop --per-topic")
+    if getattr(args, "table_alpha", None) is not None:
+        paper_table = (args.format == "latex" and args.layout is None and not args.columns
+                       and not args.per_topic)
+        if not paper_table and args.figure is None:
+            raise ValueError("--table-alpha sets the α of the paper's LaTeX table (--format "
+                             "latex) and of the TR/TJ figures (--figure): with neither it would "
+                             "be ignored; add one, or drop it")
+        if args.baseline is None:
+            raise ValueError("--table-alpha sets the α of the comparisons with --baseline: "
+                             "give one")
     if args.format != "latex":
         given = [flag for flag, value in (("--caption", getattr(args, "caption", None)),
                                           ("--label", getattr(args, "label", None)),
@@ -131,15 +142,23 @@ def _write_figures(scores: dict, args, baseline) -> None:
             print(f"\rwriting figures to {args.figure}: {done}/{total}", end="",
                   file=sys.stderr, flush=True)
 
-    paths = write_run_figures(scores, baseline, args.figure, alphas=args.alpha,
-                              figure_format=args.figure_format or "png",
-                              figure_size=args.figure_size or "page",
-                              correction=args.correction, titles=args.figure_titles,
-                              progress=progress)
+    table_alpha = getattr(args, "table_alpha", None)
+    alpha = args.alpha[-1] if table_alpha is None else table_alpha
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        paths = write_run_figures(scores, baseline, args.figure, alphas=args.alpha, alpha=alpha,
+                                  figure_format=args.figure_format or "png",
+                                  figure_size=args.figure_size or "page",
+                                  correction=args.correction, titles=args.figure_titles,
+                                  progress=progress)
     if shown and time.monotonic() - started > 1.0:
         print(file=sys.stderr)
-    print(f"wrote {len(paths)} figure(s) to {args.figure} (TR/TJ at α = {args.alpha[-1]:g}, "
-          "the last --alpha, as the LaTeX table's)", file=sys.stderr)
+    for warning in caught:
+        print(f"note: {warning.message}", file=sys.stderr)
+    which = ("the last --alpha, as the LaTeX table's" if table_alpha is None
+             else "--table-alpha, as the LaTeX table's")
+    print(f"wrote {len(paths)} figure(s) to {args.figure} (TR/TJ at α = {alpha:g}, {which})",
+          file=sys.stderr)
 
 
 def _shown(topics) -> str:
@@ -171,6 +190,7 @@ def evaluate_command(args) -> None:
                                   loss_fraction=args.loss_fraction, test=args.test,
                                   partial_runs=rule)
         text = summary.latex(span=args.span or "column", labels=headers,
+                             alpha=args.table_alpha,
                              decimals=3 if args.decimals is None else args.decimals,
                              caption=caption, label=args.label)
         note_placement(text, args.span)

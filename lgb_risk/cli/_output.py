@@ -34,6 +34,47 @@ def _cell(value, decimals: int, missing: str, count: bool = False) -> str:
     return str(value)
 
 
+#: The widest a printed table's line may be: the terminal's usual 100 columns. A wider table
+#: is printed in blocks of columns, each led by the columns that name its rows.
+TERMINAL_WIDTH = 100
+
+#: p-value columns: printed "< 1e-6" (at 6 decimals) where they round to zero.
+_P_COLUMN = re.compile(r"(^|_)p($|_)")
+
+
+def _aligned_text(names: list, rows: list, decimals: int, width: int) -> str:
+    """The table as aligned text within ``width`` characters a line where it can be: columns
+    right-aligned (text left-aligned), NaN as ``-``, a p-value below the decimals shown as
+    ``< 1e-D``; too wide, in blocks of columns, each repeating the text columns and α."""
+    counts = [bool(_COUNT_COLUMN.search(n)) for n in names]
+    smallest = 10.0 ** -decimals
+    cells = [[f"< 1e-{decimals}" if (_P_COLUMN.search(n) and isinstance(v, (float, np.floating))
+                                     and 0 < v < smallest / 2) else _cell(v, decimals, "-", c)
+              for n, v, c in zip(names, row, counts)] for row in rows]
+    widths = [max([len(n), *(len(r[i]) for r in cells)]) for i, n in enumerate(names)]
+    text_column = [all(isinstance(row[i], str) for row in rows) for i in range(len(names))]
+    if sum(w + 1 for w in widths) - 1 <= width:
+        keys = []  # one block, in the columns' order
+    else:
+        keys = [i for i, n in enumerate(names) if text_column[i] or n == "alpha"]
+    blocks, block = [], list(keys)
+    for i in range(len(names)):
+        if i in keys:
+            continue
+        if len(block) > len(keys) and sum(widths[j] + 1 for j in [*block, i]) - 1 > width:
+            blocks.append(block)
+            block = list(keys)
+        block.append(i)
+    blocks.append(block)
+
+    def aligned(values, columns):
+        return " ".join(values[j].ljust(widths[j]) if text_column[j] else
+                        values[j].rjust(widths[j]) for j in columns).rstrip()
+
+    return "\n\n".join("\n".join([aligned(names, columns), *(aligned(r, columns) for r in cells)])
+                       for columns in blocks) + "\n"
+
+
 def _column_values(column) -> np.ndarray:
     """A DataFrame column's values; a nullable integer column's (whole numbers of topics, NA
     where there is no answer) as floats with NaN, so that every writer prints them alike."""
@@ -92,17 +133,7 @@ def write_output(table, fmt: str, out: str | None, decimals: int | None = None,
         text = json.dumps([{n: _json_value(v, decimals) for n, v in zip(names, row)}
                            for row in rows], indent=1) + "\n"
     else:
-        counts = [bool(_COUNT_COLUMN.search(n)) for n in names]
-        cells = [[_cell(v, decimals, "-", c) for v, c in zip(row, counts)] for row in rows]
-        widths = [max([len(n), *(len(r[i]) for r in cells)]) for i, n in enumerate(names)]
-        text_column = [all(isinstance(row[i], str) for row in rows) for i in range(len(names))]
-
-        def aligned(values):
-            return " ".join(v.ljust(w) if left else v.rjust(w)
-                            for v, w, left in zip(values, widths, text_column)).rstrip()
-
-        lines = [aligned(names)] + [aligned(r) for r in cells]
-        text = "\n".join(lines) + "\n"
+        text = _aligned_text(names, rows, decimals, TERMINAL_WIDTH)
     if out is None:
         sys.stdout.write(text)
     else:

@@ -267,7 +267,12 @@ def _add_evaluate(sub) -> None:
                     "(skip, the tools' default) or scored 0 (zero, their -c)")
     ev.add_argument("--baseline", help="one of the runs (by name or path) or another run file")
     ev.add_argument("--alpha", nargs="+", type=_non_negative("alpha"), default=list(DEFAULT_ALPHAS),
-                    help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
+                    help="risk sensitivities alpha >= 0 (default 0 1 5 10): the summary's "
+                    "columns and the by-alpha figures")
+    ev.add_argument("--table-alpha", type=_non_negative("--table-alpha"),
+                    help="the alpha of the paper's LaTeX table (--format latex) and of the "
+                    "TR/TJ figures (--figure), so that one command draws the curves over --alpha "
+                    "and sets the table at another (default: the last --alpha)")
     _add_baseline_options(ev)
     ev.add_argument("--per-topic", action="store_true", help="one row per run and topic")
     ev.add_argument("--columns", nargs="+", metavar="COLUMN",
