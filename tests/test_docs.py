@@ -204,3 +204,61 @@ def test_the_guides_examples_run_and_the_cli_reference_is_the_parsers(tmp_path):
     for command, parser in commands.choices.items():
         first = parser.format_help().splitlines()[0]
         assert first in reference, command
+
+
+#: The gallery's notebooks, and what each must have shown when it ran.
+GALLERY = {"trec_runs": ("4 runs, 40 topics", 2), "risk_ranker": ("Reward", 1),
+           "own_objective": ("mean loss to BM25", 0)}
+
+
+def test_the_gallery_ran_at_this_build_and_shows_its_output(built):
+    """Each example notebook ran at this build (myst-nb executes it; an error fails the
+    build): its page holds its printed output and its figures as images."""
+    for name, (printed, images) in GALLERY.items():
+        page = built / "examples" / f"{name}.html"
+        text = page.read_text(encoding="utf-8")
+        outputs = re.findall(r'<div class="cell_output[^"]*">(.*?)</div>\s*</div>', text, re.S)
+        assert outputs, name
+        assert printed in _text(page) and "Traceback" not in text, name
+        assert len(re.findall(r'<img [^>]*src="\.\./_images/', text)) >= images, name
+    assert "examples/index.html" in (built / "index.html").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/examples" in readme
+
+
+def _manual_pages(built: Path) -> list:
+    return [page for page in sorted(built.rglob("*.html"))
+            if not page.relative_to(built).parts[0] in ("_modules", "_static")
+            and page.name not in ("genindex.html", "search.html", "py-modindex.html")]
+
+
+def test_no_inline_markup_is_broken_on_the_built_pages(built):
+    """Single backquotes (reStructuredText's title references, rendered as italics with
+    typographic quotes: a ``pip install ".[dask]"`` that fails when pasted) and stray
+    backquotes: none left in a page's prose; no typographic quote inside code."""
+    for page in _manual_pages(built):
+        text = page.read_text(encoding="utf-8")
+        assert "<cite>" not in text, (page.name, text[text.find("<cite>"):][:120])
+        prose = re.sub(r"<(pre|code|script|style|textarea)[^>]*>.*?</\1>", "", text, flags=re.S)
+        prose = html.unescape(re.sub(r"<[^>]+>", "", prose))
+        assert "`" not in prose, (page.name, prose[max(0, prose.find("`") - 80):][:160])
+        for code in re.findall(r"<(?:code|pre)[^>]*>(.*?)</(?:code|pre)>", text, re.S):
+            shown = html.unescape(re.sub(r"<[^>]+>", "", code))
+            assert not set("‘’“”") & set(shown), (page.name, shown[:120])
+
+
+#: The longest line of code the manual's column shows whole (docs/_static/lgb_risk.css).
+CODE_COLUMN = 98
+
+
+def test_the_code_blocks_fit_their_column(built):
+    """Every code block of the manual (its pages, the API's examples, the notebooks' cells),
+    at most CODE_COLUMN characters a line; a notebook's printed output may scroll."""
+    for page in _manual_pages(built):
+        text = re.sub(r'<div class="cell_output.*?</div>\s*</div>', "",
+                      page.read_text(encoding="utf-8"), flags=re.S)
+        for block in re.findall(r"<pre[^>]*>(.*?)</pre>", text, re.S):
+            for line in html.unescape(re.sub(r"<[^>]+>", "", block)).splitlines():
+                assert len(line) <= CODE_COLUMN, (page.name, line)
+    css = (ROOT / "docs" / "_static" / "lgb_risk.css").read_text()
+    assert "width: 52em" in css

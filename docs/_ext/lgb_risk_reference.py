@@ -168,16 +168,29 @@ class ChangelogDirective(_Generated):
     def lines(self) -> list[str]:
         out: list[str] = []
         underline = {1: "=", 2: "-", 3: "~"}
+        block: list[str] = []  # a list item or paragraph: a code span may cross its lines
+
+        def flush() -> None:
+            out.extend(_inline("\n".join(block)).split("\n") if block else [])
+            block.clear()
+
         for line in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8").splitlines():
             heading = re.match(r"^(#{1,3}) (.*)$", line)
             if heading:
+                flush()
                 level = len(heading.group(1))
                 if level == 1:
                     continue  # the page's own title
                 text = _inline(heading.group(2))
                 out += [text, underline[level] * len(text), ""]
                 continue
-            out.append(_inline(line))
+            if not line.strip() or re.match(r"^\s*[-*] ", line):
+                flush()
+            if line.strip():
+                block.append(line)
+            else:
+                out.append(line)
+        flush()
         return out
 
 
