@@ -228,7 +228,7 @@ def test_the_gallery_ran_at_this_build_and_shows_its_output(built):
 
 def _manual_pages(built: Path) -> list:
     return [page for page in sorted(built.rglob("*.html"))
-            if not page.relative_to(built).parts[0] in ("_modules", "_static")
+            if page.relative_to(built).parts[0] not in ("_modules", "_static")
             and page.name not in ("genindex.html", "search.html", "py-modindex.html")]
 
 
