@@ -17,19 +17,14 @@ def is_number(value) -> bool:
     return True
 
 
-def check_group(group, n_items: int, what: str = "labels") -> np.ndarray:
-    """Validate LightGBM-style query sizes and return them as an int64 array.
-
-    Parameters
-    ----------
-    group : array-like of int
-        Number of documents of each query, in order.
-    n_items : int
-        Length of the flat per-document arrays the sizes must add up to.
-    what : str
-        Name of the flat array, for the error message.
-    """
-    g = np.asarray(group)
+def check_query_sizes(group) -> np.ndarray:
+    """LightGBM-style query sizes on their own: a non-empty 1-D array of whole numbers >= 1,
+    returned as int64 (:func:`check_group` also checks their total)."""
+    try:
+        g = np.asarray(group)
+    except (TypeError, ValueError):
+        raise ValueError(f"group must be query sizes (whole numbers >= 1), got "
+                         f"{type(group).__name__}") from None
     if g.ndim != 1 or g.size == 0:
         raise ValueError(f"group must be a non-empty 1-D array of query sizes, got shape {g.shape}")
     if not np.issubdtype(g.dtype, np.integer):
@@ -42,6 +37,22 @@ def check_group(group, n_items: int, what: str = "labels") -> np.ndarray:
             f"group has an empty or negative query size at query index {int(bad[0])} "
             f"(size {int(g[bad[0]])}); every query needs at least one document"
         )
+    return g
+
+
+def check_group(group, n_items: int, what: str = "labels") -> np.ndarray:
+    """Validate LightGBM-style query sizes and return them as an int64 array.
+
+    Parameters
+    ----------
+    group : array-like of int
+        Number of documents of each query, in order.
+    n_items : int
+        Length of the flat per-document arrays the sizes must add up to.
+    what : str
+        Name of the flat array, for the error message.
+    """
+    g = check_query_sizes(group)
     total = int(g.sum())
     if total != n_items:
         raise ValueError(

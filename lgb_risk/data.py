@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 __all__ = ["read_run", "read_qrels", "read_run_columns", "read_qrels_columns", "RunColumns",
            "QrelsColumns", "run_name", "load_letor", "LetorData", "read_pool_scores",
-           "read_per_topic_table", "as_run", "as_qrels", "atomic_write", "atomic_write_text"]
+           "read_per_topic_table", "read_number_rows", "as_run", "as_qrels", "atomic_write",
+           "atomic_write_text"]
 
 
 def run_name(path: str | os.PathLike) -> str:
@@ -452,8 +453,15 @@ def read_pool_scores(path: str | os.PathLike, pool: LetorData) -> np.ndarray:
                              "(comments '# docid = ...') to match it with")
         run = read_run(path)
         scores = dict(zip(zip(run["topic"], run["docno"]), run["score"]))
-        return np.array([scores.get((str(q), str(d)), np.nan)
-                         for q, d in zip(pool.qid, pool.docids)], dtype=np.float64)
+        matched = np.array([scores.get((str(q), str(d)), np.nan)
+                            for q, d in zip(pool.qid, pool.docids)], dtype=np.float64)
+        if np.all(np.isnan(matched)):
+            pool_topics = ", ".join(map(str, list(dict.fromkeys(pool.qid.tolist()))[:5]))
+            run_topics = ", ".join(list(dict.fromkeys(run["topic"].tolist()))[:5])
+            raise ValueError(f"{path}: none of the run's documents is in the pool (matched by "
+                             f"query id and the pool's '# docid = ...' comments; the pool's "
+                             f"queries begin {pool_topics}, the run's {run_topics})")
+        return matched
     values = []
     for number, fields in field_lines(path):
         try:
@@ -470,6 +478,37 @@ def read_pool_scores(path: str | os.PathLike, pool: LetorData) -> np.ndarray:
         raise ValueError(f"{path} has {len(values)} scores but the pool has {pool.y.size} "
                          "documents; one score per document, in the pool file's order")
     return np.array(values)
+
+
+def read_number_rows(path: str | os.PathLike, what: str, *, columns: int | None = None,
+                     positive: bool = False) -> np.ndarray:
+    """A file of numbers, one row a line (``,`` or whitespace between them), each finite and
+    >= 0 (``positive``: > 0): rows × columns, ``columns`` per line where given. Errors name the
+    file and the line (1-based) and say that the line holds ``what``."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    rows, width = [], columns
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            fields = line.replace(",", " ").split()
+            if not fields:
+                continue
+            try:
+                row = [float(f) for f in fields]
+            except ValueError:
+                raise ValueError(f"{path}:{number}: expected {what}, got {line.strip()!r}") \
+                    from None
+            if width is not None and len(row) != width:
+                raise ValueError(f"{path}:{number}: expected {what} ({width} number(s)), got "
+                                 f"{len(row)}: {line.strip()!r}")
+            width = len(row)
+            if not all(np.isfinite(v) and (v > 0 if positive else v >= 0) for v in row):
+                raise ValueError(f"{path}:{number}: expected {what}, finite and "
+                                 f"{'> 0' if positive else '>= 0'}, got {line.strip()!r}")
+            rows.append(row)
+    if not rows:
+        raise ValueError(f"{path}: no line holds {what}")
+    return np.array(rows, dtype=np.float64)
 
 
 def read_per_topic_table(path: str | os.PathLike, *, measure: str | None = None) -> pd.DataFrame:

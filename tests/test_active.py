@@ -15,9 +15,12 @@ from lgb_risk.active import (
     evaluate,
     measure_values,
     metric_moments,
+    moments,
     predicted_mse_ratio,
     query_costs,
+    relevance,
     sample_queries,
+    sampling,
     sampling_distribution,
     simulate,
     uniform_relevance,
@@ -359,10 +362,10 @@ def test_evaluate_on_a_pool_passive_and_active_compare():
 
 @pytest.mark.parametrize("call, message", [
     (lambda: metric_moments(np.array([[0.5, 0.4]]), [1.0], [1]), "row 0 of P sums to 0.9"),
-    (lambda: metric_moments(np.array([[0.5, 0.5]]), [1.0, 2.0], [2]), "one value per document"),
+    (lambda: metric_moments(np.array([[0.5, 0.5]]), [1.0, 2.0], [2]), "P has 1 rows, but group.s 1 queries hold 2 documents"),
     (lambda: metric_moments(np.array([[1.5, -0.5]]), [1.0], [1]), r"P\[0, 1\] = -0.5"),
     (lambda: metric_moments(np.ones(3) / 3, [1.0], [1]), "must be a matrix"),
-    (lambda: metric_moments(uniform_relevance(2, 3), [1.0, 2.0], [3]), "add up to 3"),
+    (lambda: metric_moments(uniform_relevance(2, 3), [1.0, 2.0], [3]), "P has 2 rows, but group.s 1 queries hold 3 documents"),
     (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "ndcg"), "IDCG depends"),
     (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "map"),
      "measure=.ap. is not supported by active evaluation: its moments"),
@@ -445,3 +448,62 @@ def test_simulate_draws_a_progress_bar_and_the_same_numbers(capsys):
     err = capsys.readouterr().err
     total = 4 * 2 * 50  # methods x budgets x repetitions
     assert "repetitions:" in err and f"{total}/{total}" in err
+
+
+# -- refusals that name their cause, one check for every entry point -------------------------
+
+def _pool():
+    rng = np.random.default_rng(0)
+    group = np.full(20, 5)
+    n = int(group.sum())
+    labels = rng.integers(0, 3, n)
+    scores = labels + rng.normal(size=n)
+    starts = np.r_[0, np.cumsum(group)]
+    return (np.full((n, 3), 1 / 3), scores, group, labels,
+            lambda q: labels[starts[q]:starts[q + 1]])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda P, s, g, y, o: sampling.evaluate(P, s, g, o, budget="10"),
+     r"budget must be a number > 0 in the costs' units .* got '10'"),
+    (lambda P, s, g, y, o: sampling.evaluate(P, s, g, o, budget=None),
+     r"budget must be a number > 0 .* got None"),
+    (lambda P, s, g, y, o: sampling.evaluate(P, s, g, o, budget=0.1),
+     r"budget 0.1 is below the cheapest query's cost 1"),
+    (lambda P, s, g, y, o: sampling.simulate(P, s, g, y, [0.2], repetitions=2),
+     r"budgets 0.2 is below the cheapest query's cost 1"),
+    (lambda P, s, g, y, o: sampling.evaluate(P, s, g, o, budget=1.5, seed=0),
+     r"budget 1.5 labelled one query .* standard error needs two"),
+    (lambda P, s, g, y, o: sampling.simulate(P, s, g, y.astype(str), [5], repetitions=2),
+     r"labels must be whole-number grades 0..2, got <U\d+ values \(first: '\d'\)"),
+    (lambda P, s, g, y, o: sampling.simulate(P, s, g, y + 1, [5], repetitions=2),
+     r"labels\[\d+\] is 3: labels must be grades 0..2, those P's 3 columns describe"),
+    (lambda P, s, g, y, o: sampling.simulate(P, s, g, y, [5], repetitions=0),
+     r"repetitions must be a whole number >= 1, got 0"),
+    (lambda P, s, g, y, o: sampling.evaluate(P[:-1], s, g, o, budget=5),
+     r"P has 99 rows, but group's 20 queries hold 100 documents"),
+    (lambda P, s, g, y, o: moments.metric_moments(P[:-1], s, g),
+     r"P has 99 rows, but group's 20 queries hold 100 documents"),
+    (lambda P, s, g, y, o: sampling.evaluate(P, np.full(s.size, np.nan), g, o, budget=5),
+     r"scores is NaN for every document"),
+    (lambda P, s, g, y, o: sampling.evaluate(P, s, g, o, budget=5, scores2=s[:-1]),
+     r"scores2 has shape \(99,\), but group's queries hold 100 documents"),
+    (lambda P, s, g, y, o: sampling.sampling_distribution(P, s, g, np.ones(20),
+                                                          scores2=s[:-1]),
+     r"scores2 has shape \(99,\)"),
+])
+def test_active_evaluation_refuses_bad_input_naming_its_cause(call, message):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy warning on the way
+        with pytest.raises(ValueError, match=message):
+            call(*_pool())
+
+
+def test_a_narrower_pool_than_the_training_documents_is_refused():
+    rng = np.random.default_rng(1)
+    with pytest.raises(ValueError, match=r"X_pool has shape \(5, 3\), X_train \(30, 4\): the "
+                                         "model reads the same 4 features"):
+        relevance.relevance_probabilities(rng.normal(size=(30, 4)), rng.integers(0, 3, 30),
+                                          rng.normal(size=(5, 3)), 3, num_boost_round=2)

@@ -176,3 +176,49 @@ def test_bpref_is_estimated_with_sampled_moments(pool):
     partial, everything = frame.iloc[0], frame.iloc[1]
     assert abs(partial["estimate"] - truth) < 5 * partial["standard_error"]
     assert everything["estimate"] == pytest.approx(truth, abs=1e-6)
+
+
+def _refused(args, capsys):
+    status = cli.main(["active", *map(str, args)])
+    assert status == 2
+    return capsys.readouterr().err
+
+
+def test_a_probability_file_row_is_named_by_file_and_line(pool, tmp_path, capsys):
+    n = pool["labels"].size
+    rows = np.full((n, 3), 1 / 3)
+    rows[4] = [0.5, 0.5, 0.5]
+    bad = tmp_path / "P.csv"
+    np.savetxt(bad, rows, delimiter=",")
+    err = _refused([pool["pool"], "--scores", pool["scores"], "--probabilities", bad,
+                    "--budget", 5], capsys)
+    assert f"{bad}:5: the grade probabilities sum to 1.5, not 1" in err
+    bad.write_text("0.5,0.5,0\n0.5,x,0.5\n")
+    err = _refused([pool["pool"], "--scores", pool["scores"], "--probabilities", bad,
+                    "--budget", 5], capsys)
+    assert f"{bad}:2: expected one document's grade probabilities, got '0.5,x,0.5'" in err
+
+
+def test_a_run_that_matches_nothing_in_the_pool_is_named(pool, tmp_path, capsys):
+    run = tmp_path / "elsewhere.txt"
+    run.write_text("9 Q0 nowhere 1 2.0 r\n")
+    err = _refused([pool["pool"], "--scores", run, "--budget", 5], capsys)
+    assert f"{run}: none of the run's documents is in the pool" in err
+
+
+def test_too_few_grades_are_refused_naming_the_option(pool, capsys):
+    err = _refused([pool["pool"], "--scores", pool["scores"], "--grades", 1, "--budget", 5],
+                   capsys)
+    assert "--grades 1: the pool's labels go up to 2, so the relevance model needs at least 3" \
+        in err
+
+
+def test_a_cost_file_is_named_by_file_and_line(pool, tmp_path, capsys):
+    costs = tmp_path / "costs.txt"
+    costs.write_text("1\n2\n3\n-1\n")
+    err = _refused([pool["pool"], "--scores", pool["scores"], "--doc-cost", costs,
+                    "--budget", 5], capsys)
+    assert f"{costs}:4: expected one document's labelling cost, finite and > 0, got '-1'" in err
+    err = _refused([pool["pool"], "--scores", pool["scores"], "--doc-cost",
+                    tmp_path / "absent.txt", "--budget", 5], capsys)
+    assert "no such file" in err and "absent.txt" in err and "not found" not in err

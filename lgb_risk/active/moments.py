@@ -57,14 +57,15 @@ from lgb_risk import measures as registry
 from lgb_risk import metrics
 from lgb_risk._ranking import argsort_segments
 from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
-from lgb_risk._validation import check_group, check_k
+from lgb_risk._validation import check_k, check_query_sizes
 from lgb_risk.conventions import Convention
 
 if TYPE_CHECKING:
     from lgb_risk._typing import ArrayLike, ConventionLike
 
-__all__ = ["metric_moments", "cross_moment", "check_probabilities", "target_measure",
-           "TargetMeasure", "MEASURES"]
+__all__ = ["metric_moments", "cross_moment", "check_probabilities", "check_pool",
+           "check_pool_scores", "check_pool_labels", "target_measure", "TargetMeasure",
+           "MEASURES"]
 
 #: The measures of the registry whose moments are computed here: those whose record declares
 #: how (:class:`lgb_risk.measures.ActiveForm`).
@@ -251,17 +252,71 @@ def _ranked(scores, offsets):
     return order, ranked
 
 
-def _prepare(P, scores, group, target: TargetMeasure, name="scores"):
+def check_pool(P: ArrayLike, scores: ArrayLike, group: ArrayLike,
+               name: str = "scores") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pool's inputs, checked against each other once for every entry point of active
+    evaluation: ``group``'s query sizes, ``P`` with one row per document they hold
+    (:func:`check_probabilities`), and ``scores`` (named ``name``) with one value per document,
+    finite or NaN (a document the ranking does not hold), not all NaN. Each error names the
+    argument that disagrees with ``group``. Returns ``(P, scores, group)`` as arrays.
+
+    >>> [a.shape for a in check_pool([[0.5, 0.5], [0.9, 0.1]], [0.3, 0.1], [2])]
+    [(2, 2), (2,), (1,)]
+    """
+    g = check_query_sizes(group)
+    n = int(g.sum())
     probs = check_probabilities(P)
-    s = np.asarray(scores, dtype=np.float64)
-    if s.shape != (probs.shape[0],):
-        raise ValueError(f"{name} must have one value per document, as P has rows "
-                         f"({probs.shape[0]}), got shape {s.shape}")
-    g = check_group(group, s.size, name)
+    if probs.shape[0] != n:
+        raise ValueError(f"P has {probs.shape[0]} rows, but group's {g.size} queries hold {n} "
+                         "documents: one row of grade probabilities per document")
+    return probs, check_pool_scores(scores, n, name), g
+
+
+def check_pool_scores(scores: ArrayLike, n_docs: int, name: str = "scores") -> np.ndarray:
+    """A ranker's scores of the pool's ``n_docs`` documents: numbers, finite or NaN (not in
+    its ranking), not all NaN; returned as float64."""
+    try:
+        s = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numbers, one per document (NaN: not in the "
+                         f"ranking), got {type(scores).__name__} holding "
+                         f"{np.asarray(scores).dtype} values") from None
+    if s.shape != (n_docs,):
+        raise ValueError(f"{name} has shape {s.shape}, but group's queries hold {n_docs} "
+                         "documents: one score per document (NaN: not in the ranking)")
     bad = np.flatnonzero(np.isinf(s))
     if bad.size:
         raise ValueError(f"{name}[{int(bad[0])}] is {float(s[bad[0]])}: scores must be finite, "
                          "or NaN for a document the ranking does not hold")
+    if n_docs and np.all(np.isnan(s)):
+        raise ValueError(f"{name} is NaN for every document: the ranking holds none of the "
+                         "pool's documents (NaN marks a document it does not hold)")
+    return s
+
+
+def check_pool_labels(labels: ArrayLike, n_docs: int, n_grades: int,
+                      name: str = "labels") -> np.ndarray:
+    """The pool's known labels: one whole-number grade 0..``n_grades`` − 1 (the grades the
+    relevance model P describes) per document; returned as int64."""
+    y = np.asarray(labels)
+    if y.shape != (n_docs,):
+        raise ValueError(f"{name} has shape {y.shape}, but group's queries hold {n_docs} "
+                         "documents: one label per document")
+    if not (np.issubdtype(y.dtype, np.integer) or np.issubdtype(y.dtype, np.floating)
+            or y.dtype == bool):
+        raise ValueError(f"{name} must be whole-number grades 0..{n_grades - 1}, got "
+                         f"{y.dtype} values (first: {str(y.flat[0])!r})")
+    yf = y.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(yf) | (yf != np.round(yf)) | (yf < 0)
+                         | (yf > n_grades - 1))
+    if bad.size:
+        raise ValueError(f"{name}[{int(bad[0])}] is {yf[bad[0]]:g}: labels must be grades "
+                         f"0..{n_grades - 1}, those P's {n_grades} columns describe")
+    return yf.astype(np.int64)
+
+
+def _prepare(P, scores, group, target: TargetMeasure, name="scores"):
+    probs, s, g = check_pool(P, scores, group, name)
     return probs, s, g, target.grade_values(probs.shape[1])
 
 

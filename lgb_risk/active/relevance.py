@@ -57,6 +57,15 @@ def _training_labels(y, n_grades):
     return labels
 
 
+def _same_features(X_train, X, name: str) -> None:
+    """``X`` holds the features the model is trained on: as many columns as ``X_train``."""
+    train_shape, shape = np.shape(X_train), np.shape(X)
+    if len(shape) != 2 or len(train_shape) != 2 or shape[1] != train_shape[1]:
+        raise ValueError(f"{name} has shape {shape}, X_train {train_shape}: the model reads "
+                         f"the same {train_shape[-1]} features of every document; give "
+                         f"{name} those columns, in X_train's order")
+
+
 def relevance_probabilities(X_train: ArrayLike, y_train: ArrayLike, X_pool: ArrayLike,
                             n_grades: int, *, kind: str = "multiclass", params: Any = None,
                             num_boost_round: int = 200, X_valid: ArrayLike | None = None,
@@ -94,6 +103,12 @@ def relevance_probabilities(X_train: ArrayLike, y_train: ArrayLike, X_pool: Arra
     labels = _training_labels(y_train, n_grades)
     if kind not in ("multiclass", "ordinal"):
         raise ValueError(f"kind must be 'multiclass' or 'ordinal', got {kind!r}")
+    _same_features(X_train, X_pool, "X_pool")
+    if X_valid is not None:
+        _same_features(X_train, X_valid, "X_valid")
+    if np.shape(X_train)[0] != labels.size:
+        raise ValueError(f"X_train has {np.shape(X_train)[0]} rows but y_train "
+                         f"{labels.size} labels: one label per training document")
     base = {**_DEFAULT_PARAMS, **(params or {})}
 
     valid_labels = None if y_valid is None else _training_labels(y_valid, n_grades)

@@ -43,11 +43,13 @@ import pandas as pd
 
 from lgb_risk._progress import Bar
 from lgb_risk._segments import offsets_from_group, query_of_document
-from lgb_risk._validation import check_group, check_k
+from lgb_risk._validation import check_group, check_k, check_whole_number
 from lgb_risk.active.moments import (
     TargetMeasure,
     _discount_weights,
-    check_probabilities,
+    check_pool,
+    check_pool_labels,
+    check_pool_scores,
     cross_moment,
     metric_moments,
     target_measure,
@@ -173,6 +175,9 @@ def sampling_distribution(P: ArrayLike, scores: ArrayLike, group: ArrayLike, cos
     lam = np.asarray(cost, dtype=np.float64)
     measured = target_measure(measure, k, convention=convention, label_gain=label_gain,
                               max_label=max_label, ties=ties)
+    P, scores, group = check_pool(P, scores, group)
+    if scores2 is not None:
+        scores2 = check_pool_scores(scores2, scores.size, "scores2")
     first, second = metric_moments(P, scores, group, measured)
     if lam.shape != first.shape:
         raise ValueError(f"cost must have one value per query ({first.size}), got shape "
@@ -203,6 +208,22 @@ def sampling_distribution(P: ArrayLike, scores: ArrayLike, group: ArrayLike, cos
     return q, v, target
 
 
+def check_budget(budget: Any, costs: np.ndarray, name: str = "budget") -> float:
+    """A labelling budget: a finite number > 0 (not text, not None) that pays for at least the
+    cheapest query of ``costs`` (those with something to label)."""
+    if isinstance(budget, (bool, np.bool_)) or not isinstance(
+            budget, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number > 0 in the costs' units (with the default "
+                         f"costs, the mean query costs 1), got {budget!r}")
+    if not np.isfinite(budget) or budget <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {budget!r}")
+    cheapest = float(costs.min())
+    if budget < cheapest:
+        raise ValueError(f"{name} {budget:g} is below the cheapest query's cost {cheapest:g}: "
+                         "nothing could be labelled; give at least that")
+    return float(budget)
+
+
 def sample_queries(q: ArrayLike, cost: ArrayLike, budget: float, rng: np.random.Generator, *,
                    charge_repeats: bool = False,
                    max_draws: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
@@ -226,12 +247,7 @@ def sample_queries(q: ArrayLike, cost: ArrayLike, budget: float, rng: np.random.
     q = np.asarray(q, dtype=np.float64)
     lam = np.asarray(cost, dtype=np.float64)
     drawable = q > 0
-    if not np.isfinite(budget) or budget <= 0:
-        raise ValueError(f"budget must be a finite number > 0, got {budget!r}")
-    cheapest = float(lam[drawable].min())
-    if budget < cheapest:
-        raise ValueError(f"budget {budget:g} is below the cheapest query's cost {cheapest:g}: "
-                         "nothing could be labelled")
+    budget = check_budget(budget, lam[drawable])
     limit = 100 * q.size if max_draws is None else int(max_draws)
     seen = np.zeros(q.size, dtype=bool)
     draws: list[int] = []
@@ -349,10 +365,10 @@ def simulate(P: ArrayLike, scores: ArrayLike, group: ArrayLike, labels: ArrayLik
     >>> frame["method"].tolist()
     ['passive', 'active', 'active uniD', 'active uniC']
     """
-    probs = check_probabilities(P)
-    s1 = np.asarray(scores, dtype=np.float64)
-    s2 = None if scores2 is None else np.asarray(scores2, dtype=np.float64)
-    g = check_group(group, s1.size, "scores")
+    probs, s1, g = check_pool(P, scores, group)
+    s2 = None if scores2 is None else check_pool_scores(scores2, s1.size, "scores2")
+    repetitions = check_whole_number(repetitions, "repetitions")
+    labels = check_pool_labels(labels, s1.size, probs.shape[1])
     unknown = set(methods) - set(METHODS)
     if unknown:
         raise ValueError(f"unknown methods {sorted(unknown)}; allowed: {list(METHODS)}")
@@ -373,6 +389,7 @@ def simulate(P: ArrayLike, scores: ArrayLike, group: ArrayLike, labels: ArrayLik
         "active uniC": sampling_distribution(probs, s1, g, np.ones_like(cost), target,
                                              scores2=s2)[0]}
     predicted = predicted_mse_ratio(v, cost)
+    budgets = [check_budget(b, cost[cost > 0], "budgets") for b in budgets]
     rng = np.random.default_rng(seed)
     rows: list[dict] = []
     bar = (Bar(len(methods) * len(budgets) * repetitions, sys.stderr, description="repetitions")
@@ -467,9 +484,7 @@ def evaluate(P: ArrayLike, scores: ArrayLike, group: ArrayLike, oracle: Callable
     >>> bool(abs(result.estimate - truth) < 4 * result.standard_error), result.n_labelled <= 40
     (True, True)
     """
-    probs = check_probabilities(P)
-    s1 = np.asarray(scores, dtype=np.float64)
-    g = check_group(group, s1.size, "scores")
+    probs, s1, g = check_pool(P, scores, group)
     m = g.size
     ids = np.arange(m) if query_ids is None else np.asarray(query_ids)
     if ids.shape != (m,):
@@ -480,11 +495,12 @@ def evaluate(P: ArrayLike, scores: ArrayLike, group: ArrayLike, oracle: Callable
         second = int(np.flatnonzero(ids == values[again])[1])
         raise ValueError(f"query id {values[again].item()!r} is given to queries {first[again]} "
                          f"and {second}: the oracle is asked by id, so each query needs its own")
-    s2 = None if scores2 is None else np.asarray(scores2, dtype=np.float64)
+    s2 = None if scores2 is None else check_pool_scores(scores2, s1.size, "scores2")
     measured = target_measure(measure, k, convention=convention, label_gain=label_gain,
                               max_label=max_label, ties=ties).for_grades(probs.shape[1])
     cost = query_costs(g, scores=s1, scores2=s2, k=measured.k, doc_cost=doc_cost,
                        ties=measured.convention.ties)
+    check_budget(budget, cost[cost > 0])  # before the model's work
     q_star, v, target = sampling_distribution(
         probs, s1, g, cost if costs_in_q else (cost > 0).astype(np.float64), measured,
         scores2=s2, uniform_mix=uniform_mix)
@@ -507,6 +523,10 @@ def evaluate(P: ArrayLike, scores: ArrayLike, group: ArrayLike, oracle: Callable
     weights = 1.0 / (drawable.sum() * q[draws])
     if exhausted:
         result, se = float(value.sum() / m), 0.0
+    elif labelled.size < 2:
+        raise ValueError(f"budget {budget:g} labelled one query (of cost "
+                         f"{float(cost[labelled[0]]):g}): an estimate's standard error needs "
+                         "two at least; raise the budget")
     else:
         result, se = estimate(value[draws], weights, normalise=normalise)
         result, se = result * share, se * share

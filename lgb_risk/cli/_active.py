@@ -21,21 +21,41 @@ def _active_inputs(args):
     pool = data.load_letor(args.pool, n_features=args.n_features)
     scores = data.read_pool_scores(args.scores, pool)
     scores2 = None if args.scores2 is None else data.read_pool_scores(args.scores2, pool)
+    highest = int(pool.y.max())
+    if args.grades is not None and args.grades < max(2, highest + 1):
+        raise ValueError(f"--grades {args.grades}: the pool's labels go up to {highest}, so the "
+                         f"relevance model needs at least {max(2, highest + 1)} grades")
     if args.probabilities:
-        P = np.loadtxt(args.probabilities, delimiter=",", ndmin=2)
+        P = data.read_number_rows(args.probabilities, "one document's grade probabilities")
         if P.shape[0] != pool.y.size:
-            raise ValueError(f"{args.probabilities} has {P.shape[0]} rows but the pool has "
-                             f"{pool.y.size} documents; one row of grade probabilities each")
+            raise ValueError(f"{args.probabilities} has {P.shape[0]} rows but the pool "
+                             f"{args.pool} has {pool.y.size} documents; one row of grade "
+                             "probabilities each, in the pool's order")
+        sums = P.sum(axis=1)
+        off = np.flatnonzero(np.abs(sums - 1.0) > 1e-6)
+        if off.size:
+            raise ValueError(f"{args.probabilities}:{int(off[0]) + 1}: the grade "
+                             f"probabilities sum to {float(sums[off[0]])!r}, not 1")
+        if P.shape[1] < highest + 1:
+            raise ValueError(f"{args.probabilities} describes {P.shape[1]} grades, but the "
+                             f"pool's labels go up to {highest}")
     elif args.relevance_data:
         labelled = data.load_letor(args.relevance_data, n_features=pool.X.shape[1])
-        grades = int(max(labelled.y.max(), pool.y.max())) + 1 if args.grades is None \
+        grades = int(max(labelled.y.max(), highest)) + 1 if args.grades is None \
             else args.grades
         P = active.relevance_probabilities(labelled.X, labelled.y, pool.X, grades,
                                            kind=args.relevance_model)
     else:
-        grades = int(pool.y.max()) + 1 if args.grades is None else args.grades
+        grades = highest + 1 if args.grades is None else args.grades
         P = active.uniform_relevance(pool.y.size, max(grades, 2))
-    doc_cost = None if args.doc_cost is None else np.loadtxt(args.doc_cost, ndmin=1)
+    doc_cost = None
+    if args.doc_cost is not None:
+        doc_cost = data.read_number_rows(args.doc_cost, "one document's labelling cost",
+                                         columns=1, positive=True)[:, 0]
+        if doc_cost.size != pool.y.size:
+            raise ValueError(f"{args.doc_cost} has {doc_cost.size} costs but the pool "
+                             f"{args.pool} has {pool.y.size} documents; one cost per "
+                             "document, in the pool's order")
     return pool, scores, scores2, P, doc_cost
 
 
