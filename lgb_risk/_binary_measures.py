@@ -44,7 +44,9 @@ def _refuse_average_ties(conv) -> None:
     """A tie block's mean discount is DCG's rule; no binary measure defines it."""
     if conv.ties == "average":
         raise ValueError("ties='average' (the sklearn convention's) is defined for DCG and NDCG "
-                         "only; pass ties='stable', 'pessimistic' or 'optimistic'")
+                         "only: choose 'stable', 'pessimistic' or 'optimistic', as ties= in "
+                         "Python or written in the measure's name, e.g. p(ties=stable)@10 "
+                         "(on the command line too)")
 
 
 def _precision_terms(labels, scores, group, k, conv) -> _BinaryRanking:
@@ -66,15 +68,26 @@ def _precision_terms(labels, scores, group, k, conv) -> _BinaryRanking:
     return _BinaryRanking(rel, precision, qid, pos, g.size, n_relevant, g)
 
 
-def _relevant_totals(in_list, n_relevant):
-    """R_q: the relevant documents counted in the ranking, or given per query (from qrels that
-    judge documents the ranking lacks)."""
+def _relevant_totals(in_list, n_relevant, name: str = "n_relevant",
+                     what: str = "relevant"):
+    """R_q (or, for bpref, N_q): the relevant (non-relevant) documents counted in the ranking,
+    or given per query as ``name`` (from qrels that judge documents the ranking lacks)."""
     if n_relevant is None:
         return in_list
-    given = np.asarray(n_relevant, dtype=np.float64)
-    if given.shape != in_list.shape or np.any(given < in_list):
-        raise ValueError(f"n_relevant must give one count per query ({in_list.size}), each at "
-                         "least the number of relevant documents in the ranking")
+    try:
+        given = np.asarray(n_relevant, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be whole-number counts, one per query, got "
+                         f"{n_relevant!r}") from None
+    if given.shape != in_list.shape:
+        raise ValueError(f"{name} must give one count per query ({in_list.size}), got shape "
+                         f"{given.shape}")
+    bad = np.flatnonzero(~np.isfinite(given) | (given != np.round(given)) | (given < in_list))
+    if bad.size:
+        q = int(bad[0])
+        raise ValueError(f"{name}[{q}] is {given[q]:g}: a whole-number count at least the "
+                         f"{int(in_list[q])} {what} document(s) the ranking holds for that "
+                         "query")
     return given
 
 
@@ -166,7 +179,8 @@ def rbp_weights(width: int, persistence: float) -> np.ndarray:
     >>> rbp_weights(3, 0.5).tolist()
     [0.5, 0.25, 0.125]
     """
-    if not 0.0 < persistence < 1.0:
+    if isinstance(persistence, (bool, np.bool_)) or not isinstance(
+            persistence, (int, float, np.integer, np.floating)) or not 0.0 < persistence < 1.0:
         raise ValueError(f"persistence must be a probability in (0, 1), got {persistence!r}")
     powers = np.cumprod(np.concatenate(([1.0], np.full(max(width - 1, 0), persistence))))
     return (1.0 - persistence) * powers[:width]
@@ -215,7 +229,7 @@ def bpref(labels: ArrayLike, scores: ArrayLike | None, group: ArrayLike, *,
     nonrelevant = ranked_judged & ~relevant
     R = _relevant_totals(np.bincount(qid, weights=relevant, minlength=g.size), n_relevant)
     N = _relevant_totals(np.bincount(qid, weights=nonrelevant, minlength=g.size),
-                         n_nonrelevant)
+                         n_nonrelevant, "n_nonrelevant", "judged non-relevant")
     starts = offsets_from_group(g)[:-1]
     seen = np.cumsum(nonrelevant)  # judged non-relevant documents up to and including each
     above = seen - np.repeat(np.concatenate(([0], seen))[starts], g) - nonrelevant

@@ -65,6 +65,50 @@ def atomic_write(target: str | os.PathLike, write: Callable[[str], Any]) -> None
         raise
 
 
+def check_folder_can_be_written(directory: str | os.PathLike, name: str) -> None:
+    """Refuse, before any work and without making anything, a folder that could not be
+    written: an existing file, a path under a file, or a folder (or the nearest existing
+    parent of a new one) without write permission or on a read-only file system."""
+    folder = Path(directory)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{name} {directory}: exists and is a file, not a folder")
+    existing = folder if folder.exists() else next(
+        (parent for parent in folder.parents if parent.exists()), Path("."))
+    if not existing.is_dir():
+        raise ValueError(f"{name} {directory}: {existing} is a file, so no folder can be made "
+                         "under it")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        where = "the folder" if existing == folder else f"its parent {existing}"
+        raise ValueError(f"{name} {directory}: cannot write into {where} (no write "
+                         "permission, or a read-only file system); choose a folder you can "
+                         "write to")
+
+
+def writable_folder(directory: str | os.PathLike, name: str) -> Path:
+    """The folder ``directory``, made where it is missing, checked before any work: not a
+    file, nor under one, and writable; each refusal says so, naming ``name`` (the argument or
+    option that gave it)."""
+    folder = Path(directory)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{name} {directory}: exists and is a file, not a folder; give a "
+                         "folder for the files")
+    for parent in folder.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"{name} {directory}: {parent} is a file, so no folder can "
+                                 "be made under it")
+            break
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{name} {directory}: cannot create the folder "
+                         f"({exc.strerror})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{name} {directory}: cannot write into the folder (permission "
+                         "denied)")
+    return folder
+
+
 def _remove(tmp) -> None:
     if tmp is not None and os.path.exists(tmp):
         os.unlink(tmp)

@@ -96,6 +96,9 @@ def _first_bad_line(path, n_features):
     return None
 
 
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+
+
 def _per_document(path) -> tuple[np.ndarray, np.ndarray | None]:
     """Each document's ``qid:`` (the token after the label, as SVMlight has it) and comment
     docid, in one pass over the file (scikit-learn's reader collects query ids by appending to
@@ -116,6 +119,10 @@ def _per_document(path) -> tuple[np.ndarray, np.ndarray | None]:
             except ValueError:
                 raise ValueError(f"{path}:{number}: query id {parts[1][4:]!r} is not a whole "
                                  "number") from None
+            if not _INT64_MIN <= ids[-1] <= _INT64_MAX:
+                raise ValueError(f"{path}:{number}: query id {parts[1][4:]} is beyond the "
+                                 "64-bit whole numbers that SVMlight's and LightGBM's readers "
+                                 f"take ({_INT64_MIN} to {_INT64_MAX}); renumber the queries")
         elif without is None:
             without = number
         if ids and without is not None:

@@ -177,12 +177,11 @@ def save_figures(figures: Mapping[str, Any], directory: Any, figure_format: str 
     ``directory/NAME.FORMAT``, each whole or not at all, in :func:`print_style` (fonts embedded
     as text), the page exactly the figure's size; ``progress(done, total)`` after each. Returns
     the paths."""
-    from pathlib import Path
+    from lgb_risk._io import writable_folder
 
     check_format(figure_format)
     print_style(figure_size)  # a bad size is refused before any file is written
-    folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = writable_folder(directory, "directory")
     paths = []
     for name, figure in figures.items():
         paths.append(save_figure(figure, folder / f"{name}.{figure_format}", figure_format,

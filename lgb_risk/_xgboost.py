@@ -34,9 +34,30 @@ def gradients(objective: Any, preds: Any, dtrain: Any) -> tuple[np.ndarray, np.n
     elif weight.size not in (0, pointer[-1]):
         raise ValueError(f"the DMatrix has {weight.size} weights for {group.size} queries of "
                          f"{pointer[-1]} documents: give one weight per query")
+    _check_query_order(objective, name)
     labels = dtrain.get_label()
     prepared = _prepared(objective, dtrain, labels, group)
     return prepared.gradients(preds, labels, group, weight if weight.size else None)
+
+
+def _check_query_order(objective: Any, name: str) -> None:
+    """``query_ids`` in the DMatrix's order of queries: XGBoost requires its ``qid`` sorted, so
+    its groups run in increasing query id; ids in another order would align the baselines
+    to the wrong queries."""
+    ids = getattr(objective, "query_ids", None)
+    if ids is None:
+        return
+    ids = np.asarray(ids)
+    if ids.dtype.kind not in "iuf":
+        raise ValueError(f"{name}: query_ids must be the DMatrix's qid values (numbers, as "
+                         f"XGBoost's qid), got {ids.dtype} values")
+    back = np.flatnonzero(np.diff(ids) <= 0)
+    if back.size:
+        i = int(back[0])
+        raise ValueError(f"{name}: query_ids go from {ids[i].item()!r} (query {i}) to "
+                         f"{ids[i + 1].item()!r} (query {i + 1}): a DMatrix's queries run in "
+                         "increasing qid (XGBoost requires its qid sorted), so query_ids must "
+                         "too, or the baselines would be aligned to other queries; sort them")
 
 
 class _Prepared:

@@ -241,8 +241,13 @@ def risk_feval(baselines: Any, *, query_ids: ArrayLike | None = None, measure: s
                         "risk_feval(store, query_ids=ids) (by Dataset: "
                         "risk_feval({valid: store}, query_ids={valid: ids})), not a "
                         "(store, ids) pair")
+    if effectiveness is not None and k != 10:  # k is NDCG@k's: with effectiveness, unused
+        raise ValueError(f"risk_feval got k={k} and effectiveness={effectiveness!r}: k is the "
+                         "cut-off of the default NDCG@k, and effectiveness names its own "
+                         f"(write the cut-off into it, e.g. {effectiveness.split('@')[0]}@{k}); "
+                         "give one of them")
     compared = registry.parse(effectiveness if effectiveness is not None else f"ndcg@{k}")
-    aligned = {}
+    aligned: dict = {}
 
     def baselines_of(dataset, n_queries):
         if not isinstance(baselines, Mapping):
@@ -255,6 +260,11 @@ def risk_feval(baselines: Any, *, query_ids: ArrayLike | None = None, measure: s
                              f"one per Dataset in valid_sets (it has {len(baselines)})")
         else:
             key = dataset
+        if key is None and None in aligned and len(aligned[None]) != n_queries:
+            raise ValueError(f"risk_feval got one set of baselines, for {len(aligned[None])} "
+                             f"queries, and now evaluates a set of {n_queries}: with several "
+                             "valid_sets give each its own, risk_feval({valid_1: baselines_1, "
+                             "valid_2: baselines_2}, query_ids={...})")
         if key not in aligned:
             ids = query_ids if key is None or query_ids is None else query_ids.get(key)
             aligned[key] = aligned_baselines(baselines if key is None else baselines[key],

@@ -46,6 +46,20 @@ def escape(text: str) -> str:
     return "".join(_SPECIAL.get(c, c) for c in str(text))
 
 
+def plain_text(text: Any, name: str) -> str:
+    """A string a user gives for a table (a header, a measure's name, a caption given as plain
+    text), checked once for every writer: non-empty text, returned with LaTeX's special
+    characters escaped, so that ``50%_x`` prints as written and no character ends the table's
+    LaTeX early.
+
+    >>> plain_text("50%_x", "header")
+    '50\\%\\_x'
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"{name} must be non-empty text, got {text!r}")
+    return escape(text)
+
+
 def _field(column: str) -> tuple[str, str | None, str | None]:
     """(field, measure, alpha) of a column name: ``ndcg@20_trisk_a5`` -> (trisk, ndcg@20, 5)."""
     match = _WIDE.match(column)
@@ -189,8 +203,9 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     marked ▲ (TRisk > 0: better than the baseline) or ▼ (worse), explained in the caption with
     the test and the correction. Missing values print as
     ``--``. Every column is printed under :func:`column_header` unless ``headers`` names it
-    (LaTeX, as given). The output needs ``\\usepackage{booktabs}`` (and ``amssymb`` for
-    ``directional`` marks), as its first line says.
+    (LaTeX, as given: a user's text goes through :func:`plain_text` first). The output needs
+    ``\\usepackage{booktabs}`` (and ``amssymb`` for ``directional`` marks outside acmart), as
+    its first line says.
 
     ``better`` gives a column's direction (``"higher"``/``"lower"``) where its name does not;
     ``marks`` maps a column to (the p-values of its rows, the test and correction in words): a
@@ -407,8 +422,9 @@ def summary_latex(summary: Mapping[str, Sequence[Any]], measures: Sequence[str],
     differences (TRisk's at α = 0: the summary must hold α = 0), TRisk by its own test, both
     after ``correction`` when the summary holds its corrected p-values; ``test`` names the test
     the summary's p-values come from (:data:`lgb_risk.risk.TESTS`). ``labels`` gives a
-    measure's display name (default the registry's, ``NDCG@20``). A one-column table that is
-    estimated wider than the column (long run names, many measures) is placed as ``table*``.
+    measure's display name as plain text (escaped; default the registry's, ``NDCG@20``). A
+    one-column table that is estimated wider than the column (long run names, many measures)
+    is placed as ``table*``.
 
     >>> none = float("nan")  # the baseline's own row
     >>> summary = {"run": ["bm25", "mine"], "topics": [50, 50], "ndcg@20": [0.20, 0.25],
@@ -421,6 +437,11 @@ def summary_latex(summary: Mapping[str, Sequence[Any]], measures: Sequence[str],
     from lgb_risk import measures as registry
 
     check_choice(span, "span", ("column", "page"))
+    unknown = [m for m in (labels or {}) if m not in measures]
+    if unknown:
+        raise ValueError(f"labels names {unknown[0]!r}, which the table does not show; its "
+                         f"measures: {', '.join(measures)}")
+    labels = {m: plain_text(text, f"labels[{m!r}]") for m, text in (labels or {}).items()}
     names = list(summary["run"])
     alpha_text = f"{alpha:g}"
     table: dict = {"run": names}

@@ -67,7 +67,11 @@ def _axes(ax: Any, size: tuple[float, float]) -> Any:
 
 
 def _runs(systems: Mapping[str, PerQuery] | PerQuery) -> dict:
-    if isinstance(systems, Mapping) and systems and all(
+    """The runs drawn, by name: a mapping of them, or one run's values (named ``run``)."""
+    if isinstance(systems, Mapping) and not systems:
+        raise ValueError("systems is an empty mapping: give at least one run's per-query "
+                         "values, {name: values}")
+    if isinstance(systems, Mapping) and all(
             not isinstance(v, (int, float)) for v in systems.values()):
         return dict(systems)
     return {"run": systems}
@@ -388,6 +392,9 @@ def risk_reward(points: Mapping[str, Sequence[tuple[float, float, float]]], *,
     >>> ax.lines[0].get_xdata().tolist()
     [0.02, 0.015]
     """
+    if not points and reference is None:
+        raise ValueError("risk_reward has nothing to draw: give points, {learner: [(alpha, "
+                         "risk, reward), ...]}, or a reference")
     ax = _axes(ax, (6, 4.5))
     labels = []  # (risk, reward, text, colour) of every point
     for learner, triples in points.items():
@@ -483,8 +490,11 @@ def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, 
     figure's size), the figures shared between this process and forked copies of it, one per
     usable core. ``progress(done, total)`` is called as files are written. Returns the paths.
     """
+    from lgb_risk._io import writable_folder
+
     check_format(figure_format)
     print_style(figure_size)  # a bad size is refused before anything is drawn
+    writable_folder(directory, "directory")  # and a folder that cannot take the files
     drawers = _run_figure_drawers(scores, baseline, alphas, alpha, correction, titles)
     return _in_forks(list(drawers), lambda share, report: save_figures(
         {name: print_figure(drawers[name], figure_size) for name in share}, directory,

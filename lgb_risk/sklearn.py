@@ -513,6 +513,10 @@ class RiskRanker(BaseEstimator):
         scores = self.predict(X)
         weights = None if sample_weight is None else self._query_weights(sample_weight, sizes)
         if kind == "measure":
+            self._check_grades_in_scale(labels, target, "score_measure")
+        else:
+            self._check_grades_in_scale(labels, self._target(), "measure")
+        if kind == "measure":
             target = target.with_unset("max_label", self.max_label_)  # training's scale
             values = target.compute(registry.Judged(labels, scores, sizes))
             return float(np.average(values, weights=weights))
@@ -529,6 +533,19 @@ class RiskRanker(BaseEstimator):
         model = measured.compute(registry.Judged(labels, scores, sizes))
         return float(RISK_MEASURES[target].against(model[None, :], base.T,
                                                    self.score_alpha)[0])
+
+    def _check_grades_in_scale(self, labels: np.ndarray, measure: Any, parameter: str) -> None:
+        """A measure scaled by the highest grade (ERR's l_max) takes it from the training
+        labels where it sets none: a scored grade above it is refused, naming the remedy."""
+        unset = measure.parameter_values().get("max_label", 0) is None
+        top = int(labels.max(initial=0))
+        if unset and self.max_label_ is not None and top > self.max_label_:
+            k = "" if measure.k is None else f"@{measure.k}"
+            raise ValueError(
+                f"y holds grade {top}, above the highest grade of the training labels, "
+                f"{self.max_label_}, by which {measure.label} is scaled; write the "
+                f"collection's highest grade into the measure: "
+                f"{parameter}=\"{measure.measure.name}(max_label={top}){k}\"")
 
     @staticmethod
     def _query_weights(sample_weight, group) -> np.ndarray:

@@ -472,6 +472,10 @@ def summarise(qrels: Any, runs: Mapping[str, Any] | Sequence[str | os.PathLike],
         if alphas is not DEFAULT_ALPHAS:
             raise TypeError("give alphas= or alpha= (its name on the command line), not both")
         alphas = list(alpha) if isinstance(alpha, (list, tuple, np.ndarray)) else [alpha]
+    if isinstance(measures, str):  # one measure, as the command line's --measures ndcg@20
+        measures = [measures]
+    if not measures:
+        raise ValueError("measures is empty: give at least one, e.g. ['ndcg@20', 'err@20']")
     runs = named_runs(runs)
     names = [str(n) for n in runs]
     if baseline is not None and baseline not in names:

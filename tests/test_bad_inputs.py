@@ -150,3 +150,168 @@ def test_negative_score_in_a_risk_table_names_system_and_query():
                           columns=["q1", "q2"])
     with pytest.raises(ValueError, match=r"system 'model' on query 'q2' is -0.2"):
         risk.risk_table(scores, alphas=[1])
+
+
+# -- each refusal names its cause: the tail of weak answers ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo_runs(tmp_path_factory):
+    from lgb_risk.experiment import synthetic
+
+    return synthetic.write_trec_collection(tmp_path_factory.mktemp("demo"), n_topics=20,
+                                           docs_per_topic=30, n_runs=3)
+
+
+def test_a_header_is_plain_text_escaped_and_an_empty_one_refused(demo_runs, tmp_path):
+    """``--header ndcg@20=50%_x`` once ended the LaTeX early; it is escaped as the caption is,
+    in the paper's table and in a table of chosen columns; an empty header is refused."""
+    qrels, runs = demo_runs
+    for extra in ([], ["--columns", "run", "ndcg@20"]):
+        code, out, err = run_cli("evaluate", qrels, *runs, "--baseline", "run1", "--alpha", 5,
+                                 "--format", "latex", "--header", "ndcg@20=50%_x", *extra)
+        assert code == 0, err
+        assert "50\\%\\_x" in out and "50%_x" not in out
+    code, _, err = run_cli("evaluate", qrels, *runs, "--baseline", "run1", "--format", "latex",
+                           "--header", "ndcg@20=")
+    assert code == 2 and "expected COLUMN=TEXT with TEXT the header" in err
+
+
+def test_latex_labels_for_a_measure_not_shown_are_refused(demo_runs):
+    qrels, runs = demo_runs
+    summary = trec.summarise(qrels, runs, ["ndcg@20"], baseline="run1", alpha=5)
+    with pytest.raises(ValueError, match="labels names 'err@20', which the table does not "
+                                         "show; its measures: ndcg@20"):
+        summary.latex(labels={"err@20": "ERR"})
+    assert "50\\%\\_x" in summary.latex(labels={"ndcg@20": "50%_x"})
+
+
+def test_risk_ranker_score_on_grades_above_the_training_names_the_remedy():
+    from lgb_risk.sklearn import RiskRanker
+
+    rng = np.random.default_rng(0)
+    X, y, qid = rng.normal(size=(200, 3)), rng.integers(0, 3, 200), np.repeat(np.arange(20), 10)
+    higher = y.copy()
+    higher[5] = 4
+    ranker = RiskRanker(n_estimators=3, score_measure="err@20").fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match=r"y holds grade 4, above the highest grade of the "
+                                         r"training labels, 2, .* score_measure=\"err\(max_label"
+                                         r"=4\)@20\""):
+        ranker.score(X, higher, qid=qid)
+    fixed = RiskRanker(n_estimators=3, score_measure="err(max_label=4)@20").fit(X, y, qid=qid)
+    assert 0 < fixed.score(X, higher, qid=qid) < 1
+
+
+def test_summarise_takes_one_measure_as_text_and_refuses_none(demo_runs):
+    qrels, runs = demo_runs
+    one = trec.summarise(qrels, runs, "ndcg@20", baseline="run1", alpha=5)
+    assert one.measures == ("ndcg@20",)
+    with pytest.raises(ValueError, match="measures is empty"):
+        trec.summarise(qrels, runs, [], baseline="run1")
+    with pytest.raises(TypeError, match="give alphas= or alpha="):
+        trec.summarise(qrels, runs, "ndcg@20", baseline="run1", alpha=5, alphas=[1])
+
+
+def test_figures_onto_a_file_or_under_one_are_refused_before_drawing(demo_runs, tmp_path):
+    qrels, runs = demo_runs
+    summary = trec.summarise(qrels, runs, "ndcg@20", baseline="run1", alpha=[0, 5])
+    a_file = _write(tmp_path / "a_file", "x")
+    with pytest.raises(ValueError, match="exists and is a file, not a folder"):
+        summary.write_figures(a_file)
+    with pytest.raises(ValueError, match="a_file is a file, so no folder can be made under it"):
+        summary.write_figures(a_file / "sub")
+    assert a_file.read_text() == "x"
+
+
+def test_risk_feval_refuses_a_cutoff_its_measure_would_ignore_and_one_array_for_two_sets():
+    import lightgbm as lgb
+
+    from lgb_risk import LambdaMART
+
+    with pytest.raises(ValueError, match=r"risk_feval got k=5 and effectiveness='ndcg@10'.*"
+                                         r"ndcg@5"):
+        feval.risk_feval([0.5, 0.5], k=5, effectiveness="ndcg@10")
+    rng = np.random.default_rng(0)
+    X, y, group = rng.normal(size=(200, 3)), rng.integers(0, 3, 200), np.full(20, 10)
+    one_array = feval.risk_feval(rng.uniform(size=20))
+    with pytest.raises(ValueError, match="one set of baselines, for 20 queries, and now "
+                                         "evaluates a set of 10"):
+        lgb.train({"objective": LambdaMART(), "verbose": -1, "metric": "None"},
+                  lgb.Dataset(X, y, group=group), 2,
+                  valid_sets=[lgb.Dataset(X, y, group=group),
+                              lgb.Dataset(X[:100], y[:100], group=group[:10])],
+                  feval=one_array)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: metrics.rank_biased_precision([1, 0], [0.2, 0.1], [2], persistence="0.8"),
+     "persistence must be a probability in \\(0, 1\\), got '0.8'"),
+    (lambda: metrics.bpref([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6], [2, 2], n_nonrelevant=[-1, 2]),
+     r"n_nonrelevant\[0\] is -1: a whole-number count at least the 1 judged non-relevant"),
+    (lambda: metrics.bpref([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6], [2, 2], n_relevant=[0, 1]),
+     r"n_relevant\[0\] is 0: a whole-number count at least the 1 relevant"),
+    (lambda: metrics.ndcg(np.array(["a", "b"]), [0.2, 0.1], [2]),
+     "labels must be relevance grades .* got <U1 values, the first 'a'; map text labels"),
+    (lambda: validate({"training": {"selection": "rbp(p=2)@10"}}),
+     r"got 'rbp\(p=2\)@10': measure 'rbp\(p=2\)@10': p must be a probability"),
+])
+def test_measures_and_configuration_name_the_argument_at_fault(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_empty_figures_are_refused():
+    from lgb_risk import plots
+
+    with pytest.raises(ValueError, match="systems is an empty mapping"):
+        plots.win_loss_histogram({}, [0.1, 0.2])
+    with pytest.raises(ValueError, match="risk_reward has nothing to draw"):
+        plots.risk_reward({})
+
+
+def test_a_query_id_beyond_64_bits_is_named_by_file_and_line(tmp_path):
+    path = _write(tmp_path / "big.txt", "1 qid:1 1:0.5\n1 qid:18446744073709551617 1:0.5\n")
+    with pytest.raises(ValueError, match=r"big.txt:2: query id 18446744073709551617 is beyond "
+                                         "the 64-bit whole numbers"):
+        data.load_letor(path)
+
+
+def test_an_out_folder_that_cannot_be_written_is_refused_before_any_work(tmp_path,
+                                                                         monkeypatch):
+    """Under a file, or where nothing can be written (a read-only file system: os.access
+    says so; as root only a read-only mount shows it, so the test asks os.access to)."""
+    import os
+
+    a_file = _write(tmp_path / "a_file", "x")
+    code, _, err = run_cli("run", "--out", a_file / "run")
+    assert code == 2 and "a_file is a file, so no folder can be made under it" in err
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: False if str(path) == str(locked)
+                        else real(path, mode))
+    code, _, err = run_cli("run", "--out", locked / "run")
+    assert code == 2 and "cannot write into its parent" in err and "again" not in err
+    assert list(locked.iterdir()) == []
+
+
+def test_a_tie_rule_a_binary_measure_lacks_is_refused_with_the_command_lines_remedy(demo_runs):
+    qrels, runs = demo_runs
+    code, _, err = run_cli("evaluate", qrels, runs[0], "--measures", "p@5", "--convention",
+                           "sklearn")
+    assert code == 2 and "p(ties=stable)@10" in err and "(on the command line too)" in err
+    code, _, err = run_cli("evaluate", qrels, runs[0], "--measures", "p(ties=stable)@5",
+                           "--convention", "sklearn")
+    assert code == 0, err
+
+
+def test_xgboost_query_ids_out_of_the_dmatrixs_order_are_refused():
+    xgb = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 3)), rng.integers(0, 3, 60)
+    qid = np.repeat([3, 5, 9], 20)
+    store = BaselineStore(pd.DataFrame({"bm25": [0.5, 0.4, 0.6]}, index=[3, 5, 9]))
+    objective = UCRO(alpha=5, baseline=store, query_ids=[5, 3, 9])
+    with pytest.raises(ValueError, match=r"query_ids go from 5 \(query 0\) to 3 \(query 1\)"):
+        xgb.train({"tree_method": "hist"}, xgb.DMatrix(X, y, qid=qid), 1,
+                  obj=objective.xgboost_objective)

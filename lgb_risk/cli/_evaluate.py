@@ -9,7 +9,7 @@ import warnings
 from pathlib import Path
 
 from lgb_risk import data, trec
-from lgb_risk._io import atomic_write_text
+from lgb_risk._io import atomic_write_text, writable_folder
 from lgb_risk._progress import on_terminal
 from lgb_risk.cli._figure import refuse_figure_options_alone, require_matplotlib
 from lgb_risk.cli._output import headers_given, note_placement, refuse_unknown_headers, write_output
@@ -109,19 +109,7 @@ def _evaluate(args) -> tuple[dict, str | None, str]:
 
 def _figure_folder(directory) -> None:
     """Refuse, before any work, a ``--figure`` folder that cannot take the figures."""
-    import os
-
-    folder = Path(directory)
-    if folder.exists() and not folder.is_dir():
-        raise ValueError(f"--figure {directory}: exists and is not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"--figure {directory}: cannot create the folder "
-                         f"({exc.strerror})") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ValueError(f"--figure {directory}: cannot write into the folder (permission "
-                         "denied)")
+    writable_folder(directory, "--figure")
 
 
 def _write_figures(scores: dict, args, baseline) -> None:
@@ -226,6 +214,9 @@ def _write(table: dict, args, headers: dict, caption: str | None,
     refuse_unknown_headers(headers, list(table), "column")
     latex = None
     if args.format == "latex":
+        from lgb_risk.latex import plain_text
+
+        headers = {c: plain_text(text, f"--header {c}=") for c, text in headers.items()}
         latex = {"headers": headers, "caption": caption, "label": args.label,
                  "test": args.test, "baseline": baseline, "placement": args.span or "auto"}
     write_output(table, args.format, args.output, decimals=args.decimals, latex=latex,

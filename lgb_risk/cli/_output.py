@@ -163,7 +163,8 @@ def headers_given(given) -> dict:
     headers = {}
     for item in given or ():
         column, equals, text = item.partition("=")
-        if not equals or not column:
-            raise ValueError(f"--header: expected COLUMN=TEXT, got {item!r}")
+        if not equals or not column or not text.strip():
+            raise ValueError(f"--header: expected COLUMN=TEXT with TEXT the header (plain "
+                             f"text), got {item!r}")
         headers[column] = text
     return headers

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from lgb_risk._io import check_folder_can_be_written
+
 
 def _experiment_config(args):
     from lgb_risk.experiment.config import load_config
@@ -73,6 +75,7 @@ def _run(args, stop_after) -> None:
 
     config = _experiment_config(args)
     out = Path(args.out) if args.out else Path("runs") / config.name
+    check_folder_can_be_written(out, "--out")
     if stop_after is None:
         compile_kernels_saying_so()
     result = run_experiment(config, out, jobs=getattr(args, "jobs", 1),

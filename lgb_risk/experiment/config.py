@@ -103,9 +103,9 @@ def _selection(value, where):
                      f"{value!r}")
     try:
         registry.parse(value)
-    except ValueError:
+    except ValueError as error:  # the measure's own reason: its name, a parameter, a cut-off
         _fail(where, f"expected one of {', '.join(map(repr, SELECTIONS))} or a measure such "
-                     f"as 'ndcg@10', got {value!r}")
+                     f"as 'ndcg@10', got {value!r}: {error}")
 
 
 def _repeats(value, where):
