@@ -362,10 +362,12 @@ def test_evaluate_on_a_pool_passive_and_active_compare():
 
 @pytest.mark.parametrize("call, message", [
     (lambda: metric_moments(np.array([[0.5, 0.4]]), [1.0], [1]), "row 0 of P sums to 0.9"),
-    (lambda: metric_moments(np.array([[0.5, 0.5]]), [1.0, 2.0], [2]), "P has 1 rows, but group.s 1 queries hold 2 documents"),
+    (lambda: metric_moments(np.array([[0.5, 0.5]]), [1.0, 2.0], [2]),
+     "P has 1 rows, but group.s 1 queries hold 2 documents"),
     (lambda: metric_moments(np.array([[1.5, -0.5]]), [1.0], [1]), r"P\[0, 1\] = -0.5"),
     (lambda: metric_moments(np.ones(3) / 3, [1.0], [1]), "must be a matrix"),
-    (lambda: metric_moments(uniform_relevance(2, 3), [1.0, 2.0], [3]), "P has 2 rows, but group.s 1 queries hold 3 documents"),
+    (lambda: metric_moments(uniform_relevance(2, 3), [1.0, 2.0], [3]),
+     "P has 2 rows, but group.s 1 queries hold 3 documents"),
     (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "ndcg"), "IDCG depends"),
     (lambda: metric_moments(uniform_relevance(1, 3), [1.0], [1], "map"),
      "measure=.ap. is not supported by active evaluation: its moments"),
