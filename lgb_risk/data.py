@@ -541,6 +541,12 @@ def read_per_topic_table(path: str | os.PathLike, *, measure: str | None = None)
 
     if not Path(path).is_file():
         raise FileNotFoundError(f"no such file: {path}")
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        first_line = handle.readline().strip()
+    if first_line[:1] in ("{", "["):
+        raise ValueError(f"{path}:1: a JSON document, not a CSV table: give the per-topic CSV "
+                         "that lgb-risk evaluate --per-topic --format csv writes, or lines "
+                         "system,topic,score")
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -563,8 +569,9 @@ def read_per_topic_table(path: str | os.PathLike, *, measure: str | None = None)
                              f"{', '.join(measures)}")
         frame = frame.rename(columns={"run": "system"})
     else:
-        raise ValueError(f"{path}: header must be 'system,topic,score' or 'run,topic,MEASURE,...' "
-                         f"(lgb-risk evaluate --per-topic), got {','.join(columns)!r}")
+        raise ValueError(f"{path}:1: header must be 'system,topic,score' or "
+                         "'run,topic,MEASURE,...' (lgb-risk evaluate --per-topic), got "
+                         f"{first_line!r}")
     if frame.empty:
         raise ValueError(f"{path}: no score row after the header")
     values = np.empty(len(frame))

@@ -315,3 +315,10 @@ def test_xgboost_query_ids_out_of_the_dmatrixs_order_are_refused():
     with pytest.raises(ValueError, match=r"query_ids go from 5 \(query 0\) to 3 \(query 1\)"):
         xgb.train({"tree_method": "hist"}, xgb.DMatrix(X, y, qid=qid), 1,
                   obj=objective.xgboost_objective)
+
+
+def test_a_json_file_given_as_a_per_topic_table_is_named_as_json(tmp_path):
+    path = _write(tmp_path / "run.json", '{"1": {"d1": 1.0, "d2": 0.5},\n "2": {"d3": 0.2}}\n')
+    code, _, err = run_cli("risk", path)
+    assert code == 2 and f"{path}:1: a JSON document, not a CSV table" in err
+    assert "Unnamed" not in err

@@ -554,7 +554,8 @@ def _detectable_table(table: pd.DataFrame, base: str, n: int, measure: MeasureSp
             f"{100 * v / own:.{1 if 100 * v / own < 10 else 0}f}" for v in (low, high)) + "%"
         name = f"{statistic} ({base})" if stem == "feature_risk" else statistic
         needed = others[f"{column}_needed"].dropna()
-        queries = "–" if needed.empty else f"{needed.min():,.0f}–{needed.max():,.0f}"
+        queries = ("–" if needed.empty else f"{needed.min():,.0f}" if needed.min() == needed.max()
+                   else f"{needed.min():,.0f}–{needed.max():,.0f}")
         undetermined = int(others[f"{column}_needed_high"].eq(np.inf).sum())
         if undetermined:
             queries += f" ({undetermined} of {len(others)} not determined)"
