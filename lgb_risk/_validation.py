@@ -69,8 +69,8 @@ def check_labels(labels, name: str = "labels") -> np.ndarray:
         raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
     if not (np.issubdtype(y.dtype, np.number) or y.dtype == bool):
         raise ValueError(f"{name} must be relevance grades (whole numbers >= 0), got "
-                         f"{y.dtype} values, the first {str(y.flat[0]) if y.size else ''!r}; "
-                         "map text labels to grades first")
+                         f"{y.dtype} values, the first {str(y.flat[0]) if y.size else ''!r} "
+                         "(Unknown label type: map text labels to grades first)")
     if np.issubdtype(y.dtype, np.integer):
         yi = y.astype(np.int64)
     else:

@@ -24,8 +24,8 @@ from lgb_risk._validation import check_choice
 from lgb_risk.risk import TESTS
 from lgb_risk.significance import CORRECTIONS
 
-__all__ = ["latex_table", "summary_latex", "escape", "measures_named", "column_header", "BETTER",
-           "estimated_width"]
+__all__ = ["latex_table", "summary_latex", "escape", "plain_text", "measures_named",
+           "column_header", "BETTER", "estimated_width"]
 
 #: The direction in which a column's values are better (columns absent are never bolded:
 #: counts of topics, p-values, ties). A measure's own column (``ndcg@20``) is higher-better.
@@ -52,8 +52,8 @@ def plain_text(text: Any, name: str) -> str:
     characters escaped, so that ``50%_x`` prints as written and no character ends the table's
     LaTeX early.
 
-    >>> plain_text("50%_x", "header")
-    '50\\%\\_x'
+    >>> print(plain_text("50%_x", "header"))
+    50\\%\\_x
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"{name} must be non-empty text, got {text!r}")

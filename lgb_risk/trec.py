@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from lgb_risk._typing import ConventionLike
+    from lgb_risk.conventions import Convention
     from lgb_risk.baselines import BaselineStore
 
 __all__ = ["evaluate_run", "evaluate_columns", "evaluate_files", "evaluate_runs", "summarise",
@@ -495,7 +496,7 @@ class PartialRunsWarning(UserWarning):
     """Runs lack topics that others have: their risk measures follow gdeval.pl's rule."""
 
 
-def partial_runs_rule(convention) -> str:
+def partial_runs_rule(convention: Convention) -> str:
     """How the summary treats runs that lack topics under ``convention``: gdeval.pl's rule
     (each run over its own topics, the baseline 0 where it lacks one) where the convention is
     gdeval's and missing topics are left out; refused under every other convention, whose tool

@@ -53,8 +53,11 @@ def test_empty_convention_for_queries_without_relevant_documents():
         function = getattr(metrics, name)
         assert np.isnan(function(labels, scores, group, empty="skip")[0])
         assert function(labels, scores, group, empty="one")[0] == 1.0
-    with pytest.raises(ValueError, match="n_relevant must give one count per query"):
+    with pytest.raises(ValueError, match=r"n_relevant\[0\] is 1: a whole-number count at "
+                                         "least the 2 relevant document"):
         metrics.recall([1, 1], [0.2, 0.1], [2], n_relevant=[1])
+    with pytest.raises(ValueError, match="n_relevant must give one count per query"):
+        metrics.recall([1, 1], [0.2, 0.1], [2], n_relevant=[2, 2])
 
 
 @pytest.mark.shared_data

@@ -136,7 +136,8 @@ def test_risk_ranker_scores_err_on_the_training_scale():
     own_scale = np.mean([naive.err(y_fold[qid[fold] == q], scores[qid[fold] == q], 20, 2)
                          for q in np.unique(qid[fold])])
     assert abs(want - own_scale) > 0.01  # the two scales differ on this fold
-    with pytest.raises(ValueError, match="exceeds max_label=3"):
+    with pytest.raises(ValueError, match=r"y holds grade 4, above the highest grade of the "
+                                         r"training labels, 3, .*\(max_label=4\)@20"):
         model.score(X[fold], y[fold] + 1, qid=qid[fold])
 
 

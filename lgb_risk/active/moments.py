@@ -296,8 +296,8 @@ def check_pool_scores(scores: ArrayLike, n_docs: int, name: str = "scores") -> n
 
 def check_pool_labels(labels: ArrayLike, n_docs: int, n_grades: int,
                       name: str = "labels") -> np.ndarray:
-    """The pool's known labels: one whole-number grade 0..``n_grades`` − 1 (the grades the
-    relevance model P describes) per document; returned as int64."""
+    """The pool's known labels: one whole-number grade from 0 to ``n_grades`` − 1 (the grades
+    the relevance model P describes) per document; returned as int64."""
     y = np.asarray(labels)
     if y.shape != (n_docs,):
         raise ValueError(f"{name} has shape {y.shape}, but group's queries hold {n_docs} "

@@ -62,8 +62,9 @@ if TYPE_CHECKING:
 
     from lgb_risk._typing import ArrayLike, ConventionLike
 
-__all__ = ["query_costs", "sampling_distribution", "predicted_mse_ratio", "sample_queries",
-           "estimate", "evaluate", "ActiveEstimate", "measure_values", "simulate", "METHODS"]
+__all__ = ["query_costs", "sampling_distribution", "predicted_mse_ratio", "check_budget",
+           "sample_queries", "estimate", "evaluate", "ActiveEstimate", "measure_values",
+           "simulate", "METHODS"]
 
 _AUTO_MIX = 1e-3
 METHODS = ("passive", "active", "active uniD", "active uniC")
