@@ -62,8 +62,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from lgb_risk._typing import ConventionLike
-    from lgb_risk.conventions import Convention
     from lgb_risk.baselines import BaselineStore
+    from lgb_risk.conventions import Convention
 
 __all__ = ["evaluate_run", "evaluate_columns", "evaluate_files", "evaluate_runs", "summarise",
            "named_runs", "RunSummary", "PartialRunsWarning", "partial_runs_rule",
