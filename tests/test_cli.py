@@ -341,7 +341,8 @@ def test_figure_and_run_arguments_that_cannot_work_are_refused_before_any_work(c
     a_file.write_text("keep me")
     cases = [
         ((*runs, "--baseline", "run1", "--figure", a_file), "exists and is a file, not a folder"),
-        ((*runs, "--baseline", "run1", "--figure", a_file / "sub"), "is a file, so no folder can be made under it"),
+        ((*runs, "--baseline", "run1", "--figure", a_file / "sub"),
+         "is a file, so no folder can be made under it"),
         ((runs[0], "--baseline", "run1", "--figure", tmp_path / "figs"),
          "the only run given: give at least one other run"),
         ((*runs, "--baseline", "run1", "--per-topic", "--figure", tmp_path / "f"),
