@@ -57,7 +57,12 @@ class GradientEngine:
     # -- entry points --------------------------------------------------------------------------
 
     def __call__(self, preds, train_data):
-        """Gradients and hessians for ``lightgbm.train``: ``(preds, Dataset) -> (grad, hess)``."""
+        """Gradients and hessians for ``lightgbm.train``: ``(preds, Dataset) -> (grad, hess)``.
+
+        The Dataset's weights arrive as LightGBM keeps them: it replaces a NaN or infinite
+        weight by 0 when it builds the Dataset, before any objective sees it, so such a weight
+        cannot be refused here; :meth:`gradients` and ``sklearn_objective``, which get the
+        weights as given, refuse it."""
         return _lightgbm_call(self, preds, train_data)
 
     def sklearn_objective(self, y_true: ArrayLike, y_pred: ArrayLike, weight: ArrayLike,

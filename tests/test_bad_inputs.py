@@ -251,7 +251,8 @@ def test_risk_feval_refuses_a_cutoff_its_measure_would_ignore_and_one_array_for_
     (lambda: metrics.bpref([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6], [2, 2], n_relevant=[0, 1]),
      r"n_relevant\[0\] is 0: a whole-number count at least the 1 relevant"),
     (lambda: metrics.ndcg(np.array(["a", "b"]), [0.2, 0.1], [2]),
-     "labels must be relevance grades .* got <U1 values, the first 'a'; map text labels"),
+     r"labels must be relevance grades .* got <U1 values, the first 'a' \(Unknown label "
+     "type: map text labels to grades first"),
     (lambda: validate({"training": {"selection": "rbp(p=2)@10"}}),
      r"got 'rbp\(p=2\)@10': measure 'rbp\(p=2\)@10': p must be a probability"),
 ])
