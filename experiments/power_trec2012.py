@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from power_mq2008 import monte_carlo_power  # the same check, beside this script
 
 from lgb_risk import risk, trec
 from lgb_risk.data import run_name
@@ -32,20 +32,8 @@ HERE = Path(__file__).resolve().parent
 BASELINE = "rm_cata-filtered"
 MEASURES = ("ndcg@20", "err@20")
 ALPHAS = (0.0, 5.0)
-MC_DRAWS = 4000
 #: A difference of interest in the measure's units (of x_q at each α): 0.02 NDCG@20 or ERR@20.
 DIFFERENCE = 0.02
-
-
-def monte_carlo_power(x: np.ndarray, n: float, level: float, seed: int = 2024) -> float:
-    """scipy's t-test of ``MC_DRAWS`` sets of ``n`` topics' x_q drawn with replacement."""
-    if not np.isfinite(n):
-        return np.nan
-    rng = np.random.default_rng(seed)
-    sets = x[rng.integers(0, x.size, (MC_DRAWS, int(n)))]
-    with np.errstate(all="ignore"):
-        p = stats.ttest_1samp(sets, 0.0, axis=1).pvalue
-    return float(np.mean(np.nan_to_num(p, nan=1.0) < level))
 
 
 def main() -> None:

@@ -85,27 +85,15 @@ def check_folder_can_be_written(directory: str | os.PathLike, name: str) -> None
 
 
 def writable_folder(directory: str | os.PathLike, name: str) -> Path:
-    """The folder ``directory``, made where it is missing, checked before any work: not a
-    file, nor under one, and writable; each refusal says so, naming ``name`` (the argument or
-    option that gave it)."""
+    """The folder ``directory``, checked by :func:`check_folder_can_be_written` before any
+    work and made where it is missing; returned as a ``Path``."""
+    check_folder_can_be_written(directory, name)
     folder = Path(directory)
-    if folder.exists() and not folder.is_dir():
-        raise ValueError(f"{name} {directory}: exists and is a file, not a folder; give a "
-                         "folder for the files")
-    for parent in folder.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise ValueError(f"{name} {directory}: {parent} is a file, so no folder can "
-                                 "be made under it")
-            break
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ValueError(f"{name} {directory}: cannot create the folder "
                          f"({exc.strerror})") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ValueError(f"{name} {directory}: cannot write into the folder (permission "
-                         "denied)")
     return folder
 
 
