@@ -59,10 +59,11 @@ class GradientEngine:
     def __call__(self, preds, train_data):
         """Gradients and hessians for ``lightgbm.train``: ``(preds, Dataset) -> (grad, hess)``.
 
-        The Dataset's weights arrive as LightGBM keeps them: it replaces a NaN or infinite
-        weight by 0 when it builds the Dataset, before any objective sees it, so such a weight
-        cannot be refused here; :meth:`gradients` and ``sklearn_objective``, which get the
-        weights as given, refuse it."""
+        The Dataset's weights arrive as LightGBM keeps them: it replaces a NaN weight by 0
+        and an infinite one by a large finite number when it builds the Dataset, before any
+        objective sees it (``LGBMRanker`` passes the same built weights to
+        ``sklearn_objective``), so such a weight cannot be refused here; :meth:`gradients`,
+        which gets the weights as given, refuses it."""
         return _lightgbm_call(self, preds, train_data)
 
     def sklearn_objective(self, y_true: ArrayLike, y_pred: ArrayLike, weight: ArrayLike,
