@@ -581,6 +581,9 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     """
     cnt, k, discounts, stop = lab.size, const.risk_k, const.discounts, const.stop_probability
     gains, inv, target_err = const.gain_table[lab], const.inv_max_dcg[q], const.target_err
+    top_label = 0  # a loop, not numpy's max, which takes half a second more to compile
+    for p in range(cnt):
+        top_label = max(top_label, lab[p])
     use_norm = const.norm and sco[0] != sco[cnt - 1]
     last, depth = min(cnt - 1, const.truncation), 0
     if target_err:  # a swap below k leaves ERR@k as it is: only pairs with i < k count
@@ -589,7 +592,7 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
         last = min(last, depth)
     else:
         reach_weight = cumulative = np.empty(1)
-    by_label = np.empty(lab.max() + 1)
+    by_label = np.empty(top_label + 1)
     beyond_ordered, beyond_misordered = _query_multipliers(by_label, risk, q, lab, k)
     sum_lambdas = 0.0
     for i in range(last):

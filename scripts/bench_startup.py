@@ -18,7 +18,11 @@ or, for GeoRisk, three (that baseline plus noise).
   default ``--jobs``: one job per usable core where Dask is installed), with a warm cache, wall
   time of the whole command (target at most 25 s on 2 cores).
 
-    python scripts/bench_startup.py [--repeats 3] [--demo]
+- ``--against DIR``: the same measurements of another checkout (``git worktree add DIR
+  COMMIT``), each process of this checkout followed by the same one of that, so that both
+  meet the same load; every line gives the median and the range of the repeats.
+
+    python scripts/bench_startup.py [--repeats 3] [--demo] [--against DIR]
 """
 
 from __future__ import annotations
@@ -69,10 +73,22 @@ def worker(names: list[str]) -> dict:
     return times
 
 
-def run_worker(names: list[str], env: dict | None = None) -> dict:
+def run_worker(names: list[str], checkout: str | None = None, cache: str | None = None) -> dict:
+    """``worker(names)`` in a fresh process, importing lgb_risk from ``checkout`` (this one
+    when None) with numba's cache in ``cache`` (its default, beside the sources, when None)."""
+    env = dict(os.environ)
+    if checkout is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [checkout, env.get("PYTHONPATH")]))
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = cache
     out = subprocess.run([sys.executable, __file__, "--worker", *names], check=True,
                          capture_output=True, text=True, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _spread(values: list[float]) -> str:
+    return (f"{statistics.median(values):6.2f} s  [{min(values):.2f}, {max(values):.2f}]"
+            if len(values) > 1 else f"{values[0]:6.2f} s")
 
 
 def main() -> None:
@@ -82,38 +98,50 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="measurements per line (median)")
     parser.add_argument("--demo", action="store_true", help="also time lgb-risk run's demo")
+    parser.add_argument("--against", metavar="CHECKOUT",
+                        help="another checkout of the project (git worktree add DIR COMMIT): "
+                             "every measurement alternates a process of each, side by side")
     args = parser.parse_args()
+    sides = {"this": None} if args.against is None else {"this": None, "other": args.against}
 
-    run_worker(list(OBJECTIVE_ORDER))  # fill numba's cache
-    warm: dict[str, list[float]] = {name: [] for name in ("native", *OBJECTIVE_ORDER)}
-    imports: list[float] = []
+    for checkout in sides.values():
+        run_worker(list(OBJECTIVE_ORDER), checkout)  # fill numba's cache
+    warm = {side: {name: [] for name in ("native", *OBJECTIVE_ORDER)} for side in sides}
+    imports: dict[str, list[float]] = {side: [] for side in sides}
     for _ in range(args.repeats):
-        warm["native"].append(run_worker(["native"])["native"])
+        for side, checkout in sides.items():
+            warm[side]["native"].append(run_worker(["native"], checkout)["native"])
         for name in OBJECTIVE_ORDER:
-            got = run_worker([name])
-            warm[name].append(got[name])
-            imports.append(got["import lgb_risk.objectives"])
-    native = statistics.median(warm["native"])
-    print(f"warm cache, a fresh process per objective (median of {args.repeats}); "
-          f"import lgb_risk.objectives {statistics.median(imports):.2f} s before it")
-    print(f"  {'native lambdarank':<20} {native:6.2f} s")
-    for name in OBJECTIVE_ORDER:
-        first = statistics.median(warm[name])
-        print(f"  {name:<20} {first:6.2f} s  (+{first - native:.2f} s over native; "
-              "target <= +0.10)")
+            for side, checkout in sides.items():
+                got = run_worker([name], checkout)
+                warm[side][name].append(got[name])
+                imports[side].append(got["import lgb_risk.objectives"])
+    print(f"warm cache, a fresh process per objective (median [min, max] of {args.repeats})")
+    for side in sides:
+        native = statistics.median(warm[side]["native"])
+        print(f"{side} checkout{'' if side == 'this' else ' (' + args.against + ')'}: "
+              f"import lgb_risk.objectives {_spread(imports[side])} before it")
+        print(f"  {'native lambdarank':<20} {_spread(warm[side]['native'])}")
+        for name in OBJECTIVE_ORDER:
+            first = statistics.median(warm[side][name])
+            print(f"  {name:<20} {_spread(warm[side][name])}  (+{first - native:.2f} s over "
+                  "native; target <= +0.10)")
 
-    cold: dict[str, list[float]] = {name: [] for name in OBJECTIVE_ORDER}
+    cold = {side: {name: [] for name in OBJECTIVE_ORDER} for side in sides}
     for _ in range(args.repeats):
-        with tempfile.TemporaryDirectory(prefix="lgb_risk_numba_cache_") as cache:
-            got = run_worker(list(OBJECTIVE_ORDER), env={**os.environ, "NUMBA_CACHE_DIR": cache})
+        for side, checkout in sides.items():
+            with tempfile.TemporaryDirectory(prefix="lgb_risk_numba_cache_") as cache:
+                got = run_worker(list(OBJECTIVE_ORDER), checkout, cache)
+            for name in OBJECTIVE_ORDER:
+                cold[side][name].append(got[name])
+    print(f"empty cache, the six in order in one process (median [min, max] of {args.repeats})")
+    for side in sides:
+        print(f"{side} checkout")
         for name in OBJECTIVE_ORDER:
-            cold[name].append(got[name])
-    print(f"empty cache, the six in order in one process (median of {args.repeats})")
-    for name in OBJECTIVE_ORDER:
-        print(f"  {name:<20} {statistics.median(cold[name]):6.2f} s")
-    total = statistics.median([sum(cold[name][r] for name in OBJECTIVE_ORDER)
-                               for r in range(args.repeats)])
-    print(f"  {'the six together':<20} {total:6.2f} s  (target <= 6)")
+            print(f"  {name:<20} {_spread(cold[side][name])}")
+        totals = [sum(cold[side][name][r] for name in OBJECTIVE_ORDER)
+                  for r in range(args.repeats)]
+        print(f"  {'the six together':<20} {_spread(totals)}  (target <= 6)")
 
     if args.demo:
         lgb_risk = [sys.executable, "-m", "lgb_risk.cli"]
