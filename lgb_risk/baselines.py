@@ -20,7 +20,7 @@ import pandas as pd
 
 from lgb_risk import measures as registry
 from lgb_risk import metrics
-from lgb_risk._io import atomic_write, atomic_write_text, read_exact_csv
+from lgb_risk._files.atomic import atomic_write, atomic_write_text, read_exact_csv
 from lgb_risk.conventions import gain_name
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
-    from lgb_risk._typing import ArrayLike
+    from lgb_risk._inputs.type_aliases import ArrayLike
 
 __all__ = ["BaselineStore", "FeatureBaseline", "aligned_baselines"]
 

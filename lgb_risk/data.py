@@ -2,7 +2,7 @@
 
 Every reader refuses malformed input with a :class:`ValueError` naming the file and the line.
 The LETOR reader, :func:`load_letor` and :class:`LetorData`, is written in
-:mod:`lgb_risk._letor` and read from here.
+:mod:`lgb_risk._files.letor` and read from here.
 """
 
 from __future__ import annotations
@@ -14,19 +14,21 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from lgb_risk._io import atomic_write, atomic_write_text
-from lgb_risk._letor import LetorData, load_letor
-from lgb_risk._pair_keys import first_repeat, pair_keys, repeats_a_key
-from lgb_risk._text import field_lines
-from lgb_risk._validation import is_number
+from lgb_risk._files import letor
+from lgb_risk._files.atomic import atomic_write, atomic_write_text
+from lgb_risk._files.letor import *  # noqa: F403 (its __all__ is this module's too)
+from lgb_risk._files.letor import LetorData
+from lgb_risk._files.pair_keys import first_repeat, pair_keys, repeats_a_key
+from lgb_risk._files.text import field_lines
+from lgb_risk._inputs.validation import is_number
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["read_run", "read_qrels", "read_run_columns", "read_qrels_columns", "RunColumns",
-           "QrelsColumns", "run_name", "load_letor", "LetorData", "read_pool_scores",
-           "read_per_topic_table", "read_number_rows", "as_run", "as_qrels", "atomic_write",
-           "atomic_write_text"]
+           "QrelsColumns", "run_name", "read_pool_scores", "read_per_topic_table",
+           "read_number_rows", "as_run", "as_qrels", "atomic_write", "atomic_write_text"]
+__all__ += letor.__all__  # the LETOR reader
 
 
 def run_name(path: str | os.PathLike) -> str:
@@ -47,7 +49,7 @@ class RunColumns(NamedTuple):
     ``topic`` and ``docno`` are arrays of UTF-8 bytes (numpy ``S`` dtype; ids compared byte by
     byte, as gdeval.pl and trec_eval compare them); ``rank`` and ``score`` arrays; ``name`` the
     run's :func:`run_name`. ``keys`` are the (topic, docno) pairs' keys under seed 0
-    (:func:`lgb_risk._pair_keys.pair_keys`) where the reader computed them to find a repeated
+    (:func:`lgb_risk._files.pair_keys.pair_keys`) where the reader computed them to find a repeated
     document, kept to find the pairs' judgments; None to compute them when needed.
     """
 

@@ -15,12 +15,12 @@ the per-query values are gathered, and every rank computes the same mean or risk
 every rank stops at the same iteration.
 
 Transport: a Dask actor on one of the workers (``Rendezvous``; it and each rank's side of the
-training are in :mod:`lgb_risk._dask_rank`). Each rank makes one call per all-gather, which
-returns when every rank has contributed (an ``asyncio.Event`` per round on the actor's event
-loop, so waiting ranks hold no thread of it); a rank that fails aborts the actor, which wakes
-the waiting ranks at once. Ranks also report each finished iteration to it, so the
-caller notices a rank that stops making progress. ``distributed.Variable`` would need every rank
-to read every other rank's value (n² round trips per iteration) and offers no wake-up on failure.
+training are in :mod:`lgb_risk._training.dask_ranks`). Each rank makes one call per all-gather,
+which returns when every rank has contributed (an ``asyncio.Event`` per round on the actor's event
+loop, so waiting ranks hold no thread of it); a rank that fails aborts the actor, which wakes the
+waiting ranks at once. Ranks also report each finished iteration to it, so the caller notices a rank
+that stops making progress. ``distributed.Variable`` would need every rank to read every other
+rank's value (n² round trips per iteration) and offers no wake-up on failure.
 
 Requires the ``dask`` extra: ``pip install "lgb_risk[dask]"``.
 
@@ -51,8 +51,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lgb_risk._dask import scheduler_workers
-from lgb_risk._dask_rank import (
+from lgb_risk._inputs.validation import check_group, check_whole_number
+from lgb_risk._measuring.segments import offsets_from_group
+from lgb_risk._runtime.dask_client import scheduler_workers
+from lgb_risk._runtime.progress import Bar, on_terminal
+from lgb_risk._training.dask_ranks import (
     RankFailed,
     RankJob,
     Rendezvous,
@@ -61,12 +64,9 @@ from lgb_risk._dask_rank import (
     release_ports,
     reserve_port,
 )
-from lgb_risk._progress import Bar, on_terminal
-from lgb_risk._segments import offsets_from_group
-from lgb_risk._validation import check_group, check_whole_number
 
 if TYPE_CHECKING:
-    from lgb_risk._typing import ArrayLike
+    from lgb_risk._inputs.type_aliases import ArrayLike
 
 __all__ = ["train", "shard_bounds"]
 
@@ -113,7 +113,7 @@ def _split(X, y, group, bounds) -> list[Shard]:
 
 
 # ----------------------------------------------------------------------------------------------
-# The caller's side (each rank's is in lgb_risk._dask_rank)
+# The caller's side (each rank's is in lgb_risk._training.dask_ranks)
 
 def _check_fevals(feval) -> list:
     from lgb_risk.feval import _Feval
@@ -238,8 +238,8 @@ def train(params: dict, X: ArrayLike, y: ArrayLike, group: ArrayLike, *, objecti
         worker); TimeoutError when a rank stops making progress for ``timeout`` seconds;
         RuntimeError when a worker dies.
     """
-    from lgb_risk._dask import dask_client
-    from lgb_risk._machine import usable_cores
+    from lgb_risk._runtime.dask_client import dask_client
+    from lgb_risk._runtime.machine import usable_cores
     from lgb_risk.objectives import LambdaMART
 
     objective = _check_objective(LambdaMART() if objective is None else objective)

@@ -30,15 +30,15 @@ import numpy as np
 
 from lgb_risk import measures as registry
 from lgb_risk import risk
-from lgb_risk._shards import EvaluationShard
-from lgb_risk._validation import check_alpha, check_choice, check_k
+from lgb_risk._inputs.validation import check_alpha, check_choice, check_k
+from lgb_risk._training.shards import EvaluationShard
 from lgb_risk.measures import Judged
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from lgb_risk._typing import ArrayLike, ConventionLike
+    from lgb_risk._inputs.type_aliases import ArrayLike, ConventionLike
 
 __all__ = ["metric_feval", "ndcg_feval", "risk_feval"]
 

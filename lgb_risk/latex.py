@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lgb_risk._validation import check_choice
+from lgb_risk._inputs.validation import check_choice
 from lgb_risk.risk import TESTS
 from lgb_risk.significance import CORRECTIONS
 

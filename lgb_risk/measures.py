@@ -30,14 +30,14 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 import numpy as np
 
 from lgb_risk import metrics
-from lgb_risk._parameters import Bounds, Parameter
-from lgb_risk._segments import query_of_document
+from lgb_risk._inputs.parameters import Bounds, Parameter
+from lgb_risk._measuring.segments import query_of_document
 from lgb_risk.conventions import DEFAULT, Convention, gain_name, resolve
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from lgb_risk._typing import ConventionLike
+    from lgb_risk._inputs.type_aliases import ConventionLike
 
 __all__ = ["Measure", "MeasureSpec", "Parameter", "ActiveForm", "Judged", "MEASURES", "parse",
            "active_measures"]

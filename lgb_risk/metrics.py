@@ -44,34 +44,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lgb_risk import _measure_input as inputs
-from lgb_risk._binary_measures import (
-    average_precision,
-    bpref,
-    expected_sum_precision,
-    precision,
-    r_precision,
-    rank_biased_precision,
-    rbp_weights,
-    recall,
-    reciprocal_rank,
-    success,
-    sum_precision,
-)
-from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
-from lgb_risk._validation import check_choice, check_group, check_k, check_labels
+from lgb_risk._inputs.validation import check_choice, check_group, check_k, check_labels
+from lgb_risk._measuring import binary_measures
+from lgb_risk._measuring import measure_input as inputs
+from lgb_risk._measuring.binary_measures import *  # noqa: F403 (its __all__ is this module's too)
+from lgb_risk._measuring.segments import offsets_from_group, positions_in_query, query_of_document
 from lgb_risk.conventions import resolve
 
 if TYPE_CHECKING:
-    from lgb_risk._typing import ArrayLike, ConventionLike
+    from lgb_risk._inputs.type_aliases import ArrayLike, ConventionLike
 
 __all__ = [
     "dcg", "ideal_dcg", "ndcg", "err", "expected_dcg", "ue_normalise", "gains", "discounts",
     "dcg_of_ranking", "stopping_probabilities",
-    # measures of binary relevance (lgb_risk._binary_measures)
-    "precision", "recall", "reciprocal_rank", "rank_biased_precision", "rbp_weights", "success",
-    "bpref", "r_precision", "average_precision", "sum_precision", "expected_sum_precision",
 ]
+__all__ += binary_measures.__all__  # the measures of binary relevance, listed there
 
 
 def gains(labels: np.ndarray, label_gain: str | ArrayLike | None = None) -> np.ndarray:

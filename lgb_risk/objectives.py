@@ -28,14 +28,15 @@ shipped with the library), about 16 lines; the configuration's ``[objective]`` t
 
 1. A state type (a ``NamedTuple`` of what the risk function needs, per query and per training
    set) and its pair multiplier, registered with ``@multiplier_of(StateType)``
-   (:mod:`lgb_risk._lambda_kernel` says what each receives). One shipped with the library is
-   written there, listed in ``BUILT_IN_STATES``, its kind named beside it, and given a branch in
-   ``_builtin_multiplier``, so that every built-in objective shares one compiled kernel; one
-   written elsewhere (a script, a notebook) gets its own copy, compiled in memory.
+   (:mod:`lgb_risk._training.lambda_kernel` says what each receives). One shipped with the
+   library is written there, listed in ``BUILT_IN_STATES``, its kind named beside it, and given
+   a branch in ``_builtin_multiplier``, so that every built-in objective shares one compiled
+   kernel; one written elsewhere (a script, a notebook) gets its own copy, compiled in memory.
 2. A ``@dataclass(eq=False, kw_only=True)`` subclass of :class:`OneBaseline` or
    :class:`SeveralBaselines` (which hold α, k and the baselines) that sets ``paper_name``,
-   declares its own parameters as fields and implements :meth:`LambdaMART.risk_state` from the
-   model's values and :attr:`~OneBaseline.baseline_values`; and its entry in ``OBJECTIVES``.
+   declares its own parameters as fields and implements ``risk_state`` (the contract of
+   :class:`~lgb_risk._training.pair_objective.PairObjective`) from the model's values and
+   :attr:`~OneBaseline.baseline_values`; and its entry in ``OBJECTIVES``.
 
 The user guide's page on the objectives writes one from outside the library, step by step.
 
@@ -43,8 +44,8 @@ Faithful mode (the default) reproduces LightGBM's native ``lambdarank`` tree for
 from LightGBM's sigmoid lookup table (2**20 bins over [−25/σ, 25/σ], clamped at the ends), the
 score distance gets ``0.01f`` (float32) added, and each document's λ and hessian accumulate in
 float32, pair by pair in LightGBM's order. ``exact_sigmoid=True`` evaluates ρ exactly instead.
-The pair loop is one numba kernel (:mod:`lgb_risk._lambda_kernel`), parallel over queries; the
-per-query risk state is computed once per boosting iteration for all queries at once.
+The pair loop is one numba kernel (:mod:`lgb_risk._training.lambda_kernel`), parallel over
+queries; the per-query risk state is computed once per boosting iteration for all queries at once.
 
 References: [LM] (Burges 2010), [CRO] (Wang et al. 2012: U-CRO), [TR] (TRisk; T-SARO,
 T-FARO, §6), [GEO] (ZRisk, GeoRisk; T*-FARO and GeoRisk, §6); :mod:`lgb_risk.references`.
@@ -68,19 +69,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from lgb_risk import _lambda_kernel as kernel
-from lgb_risk import _training_set as training_set
 from lgb_risk import measures as registry
 from lgb_risk import risk
-from lgb_risk._distributions import normal_cdf
-from lgb_risk._gradient_engine import GradientEngine
-from lgb_risk._lambda_kernel import multiplier_of
-from lgb_risk._parameters import FLAG, Bounds, OneOf, declared, documented, parameter
-from lgb_risk._shards import ObjectiveShard
+from lgb_risk._inputs.parameters import FLAG, Bounds, OneOf, declared, documented, parameter
+from lgb_risk._measuring.distributions import normal_cdf
+from lgb_risk._training import lambda_kernel as kernel
+from lgb_risk._training import training_set
+from lgb_risk._training.lambda_kernel import multiplier_of
+from lgb_risk._training.pair_objective import PairObjective
 from lgb_risk.baselines import aligned_baselines
 
 if TYPE_CHECKING:
-    from lgb_risk._typing import ArrayLike
+    from lgb_risk._inputs.type_aliases import ArrayLike
 
 __all__ = ["LambdaMART", "UCRO", "TSARO", "TFARO", "TStarFARO", "GeoRisk", "OneBaseline",
            "SeveralBaselines", "multiplier_of", "OBJECTIVES", "make_objective", "check_parameter",
@@ -95,7 +95,7 @@ TR_DEFINITIONS = ("x_over_sx", "delta_over_se", "jforests")
 
 @documented
 @dataclass(eq=False, kw_only=True)
-class LambdaMART(GradientEngine):
+class LambdaMART(PairObjective):
     """LambdaMART gradients as LightGBM's native ``lambdarank`` computes them.
 
     Parameters
@@ -119,14 +119,12 @@ class LambdaMART(GradientEngine):
 
     #: The learner's name in the papers (reports and figures use it).
     paper_name = "LambdaMART"
-    #: Which baseline parameter the learner takes: None, "baseline" or "baselines".
-    baseline_parameter: ClassVar[str | None] = None
     #: The risk measure of :func:`lgb_risk.feval.risk_feval` that selects this learner's model on
     #: validation data under the papers' protocol (Jforests selects on the measure the learner
     #: optimises); None: NDCG@k.
     risk_measure: ClassVar[str | None] = None
 
-    # The parameters, declared once (lgb_risk._parameters): the initialiser, ``repr``,
+    # The parameters, declared once (lgb_risk._inputs.parameters): the initialiser, ``repr``,
     # ``validate_params``, the docstring's table and the experiment configuration's [objective]
     # table all read these fields.
     sigmoid: float = parameter(
@@ -160,47 +158,10 @@ class LambdaMART(GradientEngine):
             "R(l) = (2^l − 1)/2^l_max with l_max the measure's ``max_label``, or else the "
             "highest label of the training set.")
 
-    def __post_init__(self) -> None:
-        self._setup_cache: training_set.TrainingSet | None = None
-        #: None on one machine; set by :mod:`lgb_risk.distributed` (and :mod:`lgb_risk._xgboost`
-        #: under ``xgboost.dask``) on each rank of a training set split across machines: which
-        #: training queries are here, and how to gather the rest.
-        self.shard: ObjectiveShard | None = None
-
     def target(self) -> registry.MeasureSpec | None:
-        """The target measure as parsed (:mod:`lgb_risk.measures`); None for LambdaMART's
-        default, LightGBM's ΔNDCG with no cut-off of its own."""
         return None if self.measure is None else registry.parse(self.measure)
 
-    def _norm_includes_risk(self) -> bool:
-        return False
-
-    def _prepare_risk(self, setup: training_set.TrainingSet) -> None:
-        """Align the baselines to a new training set (first call on it)."""
-
-    def _predictions_initial(self, scores) -> bool:
-        """Whether these are the initial predictions of a training run (T-SARO's s_x rule)."""
-        return False
-
     def risk_state(self, model_values: np.ndarray, initial: bool) -> kernel.RiskState:
-        """The risk state of this iteration: the hook a new objective implements.
-
-        Parameters
-        ----------
-        model_values : ndarray (n_queries,)
-            The current model's value of the target measure (NDCG@k, 0 where IDCG@k = 0, or
-            ERR@k) on every training query, in the Dataset's order; over all training queries
-            also on a rank of a distributed training.
-        initial : bool
-            Whether the predictions are still the initial ones (T-SARO's s_x rule).
-
-        Returns
-        -------
-        NamedTuple
-            A state type registered with :func:`lgb_risk._lambda_kernel.multiplier_of`, whose
-            multiplier the kernel applies to every pair; :class:`~lgb_risk._lambda_kernel.NoRisk`
-            (every multiplier 1) for LambdaMART.
-        """
         return kernel.NoRisk()
 
 

@@ -35,27 +35,23 @@ import numpy as np
 
 from lgb_risk import measures as registry
 from lgb_risk import risk
-from lgb_risk._per_query_input import aligned
-from lgb_risk._print_figure import (
-    FIGURE_FORMATS,
-    FIGURE_SIZES,
-    PRINT_STYLE,
+from lgb_risk._figures import printing
+from lgb_risk._figures.printing import *  # noqa: F403 (its __all__ is this module's too)
+from lgb_risk._figures.printing import (
     check_format,
     new_axes,
     print_figure,
-    print_panels,
     print_style,
-    save_figure,
     save_figures,
 )
+from lgb_risk._measuring.per_query_input import aligned
 
 if TYPE_CHECKING:
-    from lgb_risk._typing import PerQuery
+    from lgb_risk._inputs.type_aliases import PerQuery
 
 __all__ = ["win_loss_histogram", "trisk_by_alpha", "georisk_by_alpha", "tr_tj_per_query",
-           "risk_reward", "run_figures", "write_run_figures", "save_figures", "save_figure",
-           "print_figure", "print_panels", "print_style", "RELATIVE_BINS", "FIGURE_SIZES",
-           "FIGURE_FORMATS", "PRINT_STYLE"]
+           "risk_reward", "run_figures", "write_run_figures", "RELATIVE_BINS"]
+__all__ += printing.__all__  # the print style
 
 #: Bins of the relative change (M − M_b) / M_b, in %: losses and wins of more than 10%, 25% and
 #: 50% (a change within ±10% in the middle); the outer edges close the two end bins.
@@ -490,7 +486,7 @@ def write_run_figures(scores: Mapping[str, Any], baseline: str, directory: Any, 
     figure's size), the figures shared between this process and forked copies of it, one per
     usable core. ``progress(done, total)`` is called as files are written. Returns the paths.
     """
-    from lgb_risk._io import writable_folder
+    from lgb_risk._files.atomic import writable_folder
 
     check_format(figure_format)
     print_style(figure_size)  # a bad size is refused before anything is drawn
@@ -507,8 +503,8 @@ def _in_forks(names: list, work: Any, progress: Any) -> list:
     BENCHMARKS.md);
     the results in ``names``' order. ``report(done, total)`` of this process's share stands
     for every share's."""
-    from lgb_risk._forked import map_in_forks
-    from lgb_risk._machine import usable_cores
+    from lgb_risk._runtime.forked import map_in_forks
+    from lgb_risk._runtime.machine import usable_cores
 
     n_shares = max(1, min(usable_cores(), len(names) // 4))
     shares = [names[i::n_shares] for i in range(n_shares)]

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lgb_risk import risk, significance
-from lgb_risk._validation import check_whole_number
+from lgb_risk._inputs.validation import check_whole_number
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

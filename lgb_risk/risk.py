@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import numpy as np
 
-from lgb_risk._distributions import normal_cdf, student_t_two_sided_p
-from lgb_risk._per_query_input import aligned
-from lgb_risk._validation import check_alpha, check_choice
+from lgb_risk._inputs.validation import check_alpha, check_choice
+from lgb_risk._measuring.distributions import normal_cdf, student_t_two_sided_p
+from lgb_risk._measuring.per_query_input import aligned
 from lgb_risk.significance import corrected_p_values
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
-    from lgb_risk._typing import ArrayLike, PerQuery
+    from lgb_risk._inputs.type_aliases import ArrayLike, PerQuery
 
 __all__ = [
     "risk_deltas", "urisk", "trisk", "tstar_risk", "TRiskResult",
@@ -47,7 +47,7 @@ DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
 def downside_weighted(values: ArrayLike, alpha: float) -> np.ndarray:
     """Values below 0 weighted by (1 + α), the others kept: the risk-sensitive weighting of
     URisk's x_q ([TR] Eq. 4) and of ZRisk's z-scores ([GEO] Eq. 6) alike. (The pair kernel has
-    its compiled twin, :func:`lgb_risk._lambda_kernel._weighted_z`.)"""
+    its compiled twin, :func:`lgb_risk._training.lambda_kernel._weighted_z`.)"""
     values = np.asarray(values, dtype=np.float64)
     return np.where(values >= 0, values, (1.0 + alpha) * values)
 

@@ -37,12 +37,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lgb_risk._validation import check_whole_number
+from lgb_risk._inputs.validation import check_whole_number
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from lgb_risk._typing import ArrayLike
+    from lgb_risk._inputs.type_aliases import ArrayLike
 
 __all__ = ["PairedTest", "paired_t_test", "paired_randomisation_test", "corrected_p_values",
            "CORRECTIONS", "detectable_mean_difference", "t_test_power", "topics_needed",

@@ -26,22 +26,25 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_scalar, validate_data
 
 from lgb_risk import measures as registry
-from lgb_risk._rows import aligned_to_rows, check_numeric_features, n_rows, queries_of_rows
-from lgb_risk._training_set import default_target
-from lgb_risk._validation import (
+from lgb_risk._inputs import rows
+from lgb_risk._inputs.rows import *  # noqa: F403 (its __all__ is this module's too)
+from lgb_risk._inputs.rows import aligned_to_rows, check_numeric_features, n_rows, queries_of_rows
+from lgb_risk._inputs.validation import (
     check_group,
     check_labels,
     check_lightgbm_parameter_names,
     is_number,
 )
+from lgb_risk._training.training_set import default_target
 from lgb_risk.baselines import BaselineStore, aligned_baselines
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from lgb_risk._typing import ArrayLike
+    from lgb_risk._inputs.type_aliases import ArrayLike
 
-__all__ = ["RiskRanker", "queries_of_rows"]
+__all__ = ["RiskRanker"]
+__all__ += rows.__all__  # what the estimator reads from rows
 
 #: How the features are checked at the boundary: sparse CSR/CSC kept, NaN allowed (LightGBM's
 #: missing values), infinity and complex numbers refused.
@@ -582,7 +585,7 @@ class RiskRanker(BaseEstimator):
 def _documented_from_the_objectives(cls: type) -> type:
     """Fill ``RiskRanker``'s entries that are the objectives' own: the names of
     :data:`~lgb_risk.objectives.OBJECTIVES` and the declared ``alpha`` and ``k``."""
-    from lgb_risk._parameters import fill, parameter_of
+    from lgb_risk._inputs.parameters import fill, parameter_of
     from lgb_risk.objectives import OBJECTIVES
 
     baselines = {None: "no baseline, ``alpha`` unused", "baseline": "one baseline",

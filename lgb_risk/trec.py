@@ -17,7 +17,7 @@ topic the run lacks counts (left out by default; 0 with ``missing_topics="zero"`
 :func:`evaluate_run` takes and returns DataFrames; :func:`evaluate_columns` is the same evaluation
 on :func:`lgb_risk.data.read_run_columns`' columns, without pandas (what ``lgb-risk evaluate``
 uses). The tables made from several runs' results (:func:`summary_table`, :func:`per_topic_frame`,
-:class:`RunSummary`) are written in :mod:`lgb_risk._run_summary` and read from here.
+:class:`RunSummary`) are written in :mod:`lgb_risk.summary` and read from here.
 """
 
 from __future__ import annotations
@@ -31,9 +31,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from lgb_risk import measures as registry
-from lgb_risk._forked import map_in_forks
-from lgb_risk._machine import usable_cores
-from lgb_risk._pair_keys import (
+from lgb_risk import summary
+from lgb_risk._files.pair_keys import (
     SEEDS,
     KeyIndex,
     first_repeat,
@@ -42,35 +41,31 @@ from lgb_risk._pair_keys import (
     repeats_a_key,
     rows_of,
 )
-from lgb_risk._run_summary import (
-    RunSummary,
-    natural_topic_order,
-    partial_run_notes,
-    per_topic_frame,
-    per_topic_table,
-    risk_measures_of,
-    summary_table,
-)
-from lgb_risk._validation import check_choice
+from lgb_risk._inputs.validation import check_choice
+from lgb_risk._runtime.forked import map_in_forks
+from lgb_risk._runtime.machine import usable_cores
 from lgb_risk.conventions import resolve
 from lgb_risk.data import QrelsColumns, RunColumns, read_qrels_columns, read_run_columns, run_name
 from lgb_risk.risk import DEFAULT_ALPHAS
+from lgb_risk.summary import *  # noqa: F403 (its __all__ is this module's too)
+from lgb_risk.summary import (
+    RunSummary,
+    natural_topic_order,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import pandas as pd
 
-    from lgb_risk._typing import ConventionLike
+    from lgb_risk._inputs.type_aliases import ConventionLike
     from lgb_risk.baselines import BaselineStore
     from lgb_risk.conventions import Convention
 
 __all__ = ["evaluate_run", "evaluate_columns", "evaluate_files", "evaluate_runs", "summarise",
-           "named_runs", "RunSummary", "PartialRunsWarning", "partial_runs_rule",
-           "partial_run_notes", "per_topic_table",
-           "baseline_store", "summary_table", "risk_measures_of", "per_topic_frame", "Judgments",
-           "judgments",
-           "TopicValues", "natural_topic_order", "scored_topics", "automatic_jobs"]
+           "named_runs", "PartialRunsWarning", "partial_runs_rule", "baseline_store",
+           "Judgments", "judgments", "TopicValues", "scored_topics", "automatic_jobs"]
+__all__ += summary.__all__  # the tables of several evaluated runs
 
 
 class Judgments(NamedTuple):
@@ -79,7 +74,7 @@ class Judgments(NamedTuple):
     Row i of ``topic``, ``docno`` and ``grade`` is the qrels' i-th judgment: topic, document id
     (UTF-8 bytes) and grade as given. A negative grade (spam, or trec_eval's "in the pool but not
     judged") counts as 0 in every measure, and bpref leaves its document out. ``by_key`` finds a
-    judgment's row by the key of its pair (:mod:`lgb_risk._pair_keys` under ``seed``; no two
+    judgment's row by the key of its pair (:mod:`lgb_risk._files.pair_keys` under ``seed``; no two
     judgments share one). ``pool`` maps each topic to its grades, negative ones as 0, sorted
     descending (for IDCG and R_q); ``negative`` counts each topic's negative grades;
     ``relevant`` is the set of topics with a grade > 0.

@@ -378,7 +378,7 @@ def test_run_names_that_are_not_file_names_get_figures_all_written(tmp_path):
 def test_run_help_lists_the_objective_keys_from_their_declarations(capsys):
     """lgb-risk run --help reads the [objective] keys, their defaults and docs from the
     objectives' declarations (no second list to keep in step)."""
-    from lgb_risk._parameters import parameter_of
+    from lgb_risk._inputs.parameters import parameter_of
     from lgb_risk.experiment.config import objective_parameter_table
     from lgb_risk.objectives import OBJECTIVES
 
@@ -440,10 +440,10 @@ def test_run_jobs_default_to_the_cores_and_without_dask_to_one(monkeypatch):
     import importlib.util
     import io
 
-    from lgb_risk import _machine
+    from lgb_risk._runtime import machine
     from lgb_risk.cli._run import default_jobs
 
-    monkeypatch.setattr(_machine, "usable_cores", lambda: 3)
+    monkeypatch.setattr(machine, "usable_cores", lambda: 3)
     found = importlib.util.find_spec
     stream = io.StringIO()
     if found("distributed") is not None:
@@ -453,7 +453,7 @@ def test_run_jobs_default_to_the_cores_and_without_dask_to_one(monkeypatch):
     assert default_jobs(stream) == 1
     assert "trains 3 at a time" in stream.getvalue()
     assert "pip install 'lgb_risk[dask]'" in stream.getvalue()
-    monkeypatch.setattr(_machine, "usable_cores", lambda: 1)
+    monkeypatch.setattr(machine, "usable_cores", lambda: 1)
     assert default_jobs(io.StringIO()) == 1
 
 

@@ -97,7 +97,7 @@ def test_an_output_onto_a_full_disk_keeps_the_previous_file(collection):
     (collection / "out.csv").write_text("the previous results\n")
     fault = """
         import errno, os
-        import lgb_risk._io as io
+        import lgb_risk._files.atomic as io
         def full(path, mode="w", *args, **kwargs):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         io.Path.write_text = lambda self, *a, **k: full(self)
@@ -114,7 +114,7 @@ def test_a_run_onto_a_full_disk_says_how_to_resume(tmp_path):
     (tmp_path / "small.toml").write_text(SMALL)
     fault = """
         import errno, os
-        import lgb_risk._io as io
+        import lgb_risk._files.atomic as io
         replace = os.replace
         def full(source, target):
             if "units" in str(target):
@@ -132,7 +132,7 @@ def test_a_run_onto_a_full_disk_says_how_to_resume(tmp_path):
 def test_an_output_into_a_read_only_folder_names_the_users_path(collection):
     fault = """
         import errno, os
-        import lgb_risk._io as io
+        import lgb_risk._files.atomic as io
         def read_only(*args, **kwargs):
             raise OSError(errno.EROFS, os.strerror(errno.EROFS))
         io.tempfile.mkstemp = read_only

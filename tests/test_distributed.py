@@ -17,7 +17,8 @@ lgb = pytest.importorskip("lightgbm")
 
 from distributed import Client, LocalCluster  # noqa: E402
 
-from lgb_risk import TSARO, GeoRisk, LambdaMART, TStarFARO, _dask_rank, distributed  # noqa: E402
+from lgb_risk import TSARO, GeoRisk, LambdaMART, TStarFARO, distributed  # noqa: E402
+from lgb_risk._training import dask_ranks  # noqa: E402
 from lgb_risk.feval import ndcg_feval, risk_feval  # noqa: E402
 from tests import distributed_objectives as helpers  # noqa: E402
 
@@ -260,12 +261,12 @@ def test_a_hung_rank_fails_the_call_after_the_timeout(data):
 
 def test_without_client_the_callers_default_client_is_used(client, data, monkeypatch):
     """A script that made a Client trains on it: no local cluster is started."""
-    import lgb_risk._dask
+    import lgb_risk._runtime.dask_client
 
     def no_local_cluster(*args, **kwargs):
         raise AssertionError("a local cluster was started although a default client exists")
 
-    monkeypatch.setattr(lgb_risk._dask, "dask_client", no_local_cluster)
+    monkeypatch.setattr(lgb_risk._runtime.dask_client, "dask_client", no_local_cluster)
     X, y, group, _ = data
     timings = []
     with Client(client.scheduler.address):  # the default client, as a script's would be
@@ -279,17 +280,17 @@ def test_each_ranks_port_stays_bound_until_its_rank_takes_it():
     import errno
     import socket
 
-    port = _dask_rank.reserve_port("test-key")
+    port = dask_ranks.reserve_port("test-key")
     try:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as other:
             with pytest.raises(OSError) as taken:
                 other.bind(("", port))
             assert taken.value.errno == errno.EADDRINUSE
     finally:
-        _dask_rank.release_port("test-key")
+        dask_ranks.release_port("test-key")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as other:
         other.bind(("", port))  # free once released
-    _dask_rank.release_port("test-key")  # releasing twice is harmless
+    dask_ranks.release_port("test-key")  # releasing twice is harmless
 
 
 def test_two_ranks_given_the_same_address_are_refused():

@@ -12,7 +12,7 @@ import lgb_risk
 #: Modules not imported here: the worker server's set-up ignores Ctrl-C in the process that
 #: imports it (it is meant for the forkserver only), and a ``__main__`` (``python -m lgb_risk``,
 #: ``python -m lgb_risk.cli``) runs the command line.
-NOT_IMPORTED = {"lgb_risk._worker_server"}
+NOT_IMPORTED = {"lgb_risk._runtime.worker_server"}
 
 MODULES = sorted(info.name for info in pkgutil.walk_packages(lgb_risk.__path__, "lgb_risk.")
                  if info.name not in NOT_IMPORTED and not info.name.endswith(".__main__"))

@@ -181,7 +181,7 @@ def test_mq2008_experiment_reproduces_the_committed_results(tmp_path):
     from tests.conftest import shared_file
 
     shared_file("mq2008/Fold1/train.txt")
-    from lgb_risk._machine import environment
+    from lgb_risk._runtime.machine import environment
 
     recorded = json.loads((ROOT / "experiments" / "results" / "mq2008_environment.json")
                           .read_text())["reproducing"]
@@ -565,7 +565,7 @@ def test_local_dask_cluster_gives_the_same_files_as_one_process(tmp_path):
     """Without --jobs, `lgb-risk run` trains on a LocalCluster of one worker process per usable
     core (two on CI's machines), and writes byte-identical units and report to --jobs 1."""
     pytest.importorskip("distributed")
-    from lgb_risk._machine import usable_cores
+    from lgb_risk._runtime.machine import usable_cores
 
     config_path = _config_file(tmp_path)
     logs = {}
@@ -653,7 +653,7 @@ def test_a_cluster_started_in_the_background_is_closed_whatever_fails():
     pytest.importorskip("distributed")
     import dask
 
-    from lgb_risk._dask import dask_client_in_background
+    from lgb_risk._runtime.dask_client import dask_client_in_background
 
     with pytest.raises(RuntimeError, match="loading the data failed"):
         with dask_client_in_background(1, needed_for="a test") as start:
@@ -1024,7 +1024,7 @@ def test_the_documented_sample_names_every_declared_key_and_is_a_valid_configura
     them (the module docstring's, which users copy) names every key, parses as TOML and gives
     the defaults."""
     import lgb_risk.experiment.config as config_module
-    from lgb_risk._parameters import declared
+    from lgb_risk._inputs.parameters import declared
 
     sample = config_module.sample()
     indented = "\n".join(("    " + line).rstrip() for line in sample.splitlines())

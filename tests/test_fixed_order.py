@@ -4,7 +4,12 @@ scikit-learn's models to rounding."""
 import numpy as np
 import pytest
 
-from lgb_risk._fixed_order import logistic_regression, matvec, ridge_regression, standardise
+from lgb_risk.experiment.fixed_order import (
+    logistic_regression,
+    matvec,
+    ridge_regression,
+    standardise,
+)
 from lgb_risk.experiment.protocol_baselines import fit_logistic_regression, fit_ridge
 
 

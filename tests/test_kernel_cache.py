@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from lgb_risk import UCRO, LambdaMART
-from lgb_risk import _lambda_kernel as kernel
+from lgb_risk._training import lambda_kernel as kernel
 
 
 class Scaled(NamedTuple):
@@ -85,7 +85,7 @@ def test_registering_again_in_the_same_process_replaces_the_multiplier():
     from typing import NamedTuple
 
     from lgb_risk import UCRO, LambdaMART
-    from lgb_risk import _lambda_kernel as kernel
+    from lgb_risk._training import lambda_kernel as kernel
 
     class Constant(NamedTuple):
         """Every pair weighted alike."""
@@ -111,7 +111,7 @@ def test_a_multiplier_declared_per_query_gives_the_per_pair_results():
     from typing import NamedTuple
 
     from lgb_risk import UCRO, LambdaMART
-    from lgb_risk import _lambda_kernel as kernel
+    from lgb_risk._training import lambda_kernel as kernel
 
     class ByQuery(NamedTuple):
         """Query q's pairs weighted by factor[q]."""
@@ -149,15 +149,15 @@ def test_training_compiles_each_kernel_once_with_an_empty_cache(tmp_path):
     compiled = _python("""
         import numpy as np
         from lgb_risk import UCRO, LambdaMART
-        from lgb_risk import _lambda_kernel as kernel
-        from lgb_risk import _ranking
+        from lgb_risk._training import lambda_kernel as kernel
+        from lgb_risk._measuring import ranking
         rng = np.random.default_rng(1)
         args = rng.normal(size=30), rng.integers(0, 3, 30), [10, 10, 10]
         LambdaMART().gradients(*args)
         UCRO(baseline=np.full(3, 0.5), measure="ndcg@5").gradients(*args)
-        for kernel in (kernel._query_lambdas, _ranking._rerank_segments,
-                       _ranking._dcg_at_k_of_order, _ranking._top_k_segments,
-                       _ranking._argsort_segments):
+        for kernel in (kernel._query_lambdas, ranking._rerank_segments,
+                       ranking._dcg_at_k_of_order, ranking._top_k_segments,
+                       ranking._argsort_segments):
             print(kernel.__name__, len(kernel.signatures),
                   [str(signature[0]) for signature in kernel.signatures][:1])
     """, tmp_path, tmp_path / "cache")

@@ -194,8 +194,8 @@ def test_labels_beyond_the_gain_table_limit_keep_their_gains(label_gain):
 def test_top_k_selection_is_the_head_of_a_stable_sort(k):
     """The per-query top-k selection (used for small cut-offs) against numpy's stable argsort,
     with many ties and queries shorter than k."""
-    from lgb_risk._ranking import top_k_by_label, top_k_by_score
-    from lgb_risk._segments import offsets_from_group
+    from lgb_risk._measuring.ranking import top_k_by_label, top_k_by_score
+    from lgb_risk._measuring.segments import offsets_from_group
 
     rng = np.random.default_rng(k)
     group = rng.integers(1, 60, 300)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from lgb_risk import TFARO, TSARO, UCRO, GeoRisk, LambdaMART, TStarFARO, objectives
-from lgb_risk import _training_set as training_set
+from lgb_risk._training import training_set
 from lgb_risk.objectives import OBJECTIVES
 from tests import naive_objectives as ref
 from tests.conftest import random_problem
@@ -619,8 +619,8 @@ def test_sorting_from_the_last_calls_order_gives_the_one_stable_order():
     right order, a shuffle, the reverse, which exceeds the insertion budget), the result is the
     stable order by score, ties by index; and a second call's gradients equal a fresh
     objective's."""
-    from lgb_risk._ranking import rerank_by_score
-    from lgb_risk._segments import offsets_from_group
+    from lgb_risk._measuring.ranking import rerank_by_score
+    from lgb_risk._measuring.segments import offsets_from_group
 
     rng = np.random.default_rng(11)
     for trial in range(40):
@@ -649,8 +649,8 @@ def test_the_segment_sort_is_numpys_stable_sort():
     """Every query sorted by key ascending, equal keys by a second key or by position, as
     numpy's stable sort orders them: queries of 0 to 300 documents (across the insertion runs'
     and the merges' boundaries), keys with many ties, negative zeros among them."""
-    from lgb_risk._ranking import argsort_segments
-    from lgb_risk._segments import offsets_from_group
+    from lgb_risk._measuring.ranking import argsort_segments
+    from lgb_risk._measuring.segments import offsets_from_group
 
     rng = np.random.default_rng(36)
     group = np.array([0, 1, 2, 15, 16, 17, 31, 32, 33, 64, 100, 129, 300, 7])
@@ -723,7 +723,7 @@ def test_the_packed_state_has_every_built_in_states_fields_and_no_other():
     its type; two states giving one name two types are refused where the module is read."""
     from typing import NamedTuple, get_type_hints
 
-    from lgb_risk import _lambda_kernel as kernel
+    from lgb_risk._training import lambda_kernel as kernel
 
     expected = {"kind": int, "per_query": bool}
     for state_type in kernel.BUILT_IN_STATES:

@@ -51,7 +51,7 @@ def test_measures_objectives_and_the_configuration_declare_one_parameter_record(
     """A measure's parameter, an objective's and a configuration key are the same record: the
     same check refuses the same value with the same words, and the numpydoc entry is the
     record's (its type derived from the check)."""
-    from lgb_risk._parameters import Parameter, declared, parameter_of
+    from lgb_risk._inputs.parameters import Parameter, declared, parameter_of
     from lgb_risk.experiment.config import _TABLES
     from lgb_risk.objectives import UCRO
 

@@ -8,7 +8,7 @@ import pytest
 
 matplotlib = pytest.importorskip("matplotlib")
 
-from lgb_risk import _print_font  # noqa: E402
+from lgb_risk._figures import print_font  # noqa: E402
 
 
 def _kept_characters() -> str:
@@ -16,7 +16,7 @@ def _kept_characters() -> str:
 
     source = TTFont(Path(matplotlib.get_data_path(), "fonts", "ttf", "DejaVuSans.ttf"))
     mapped = source.getBestCmap()
-    return "".join(chr(c) for first, last in _print_font.BLOCKS
+    return "".join(chr(c) for first, last in print_font.BLOCKS
                    for c in range(first, last + 1) if c in mapped and chr(c).isprintable())
 
 
@@ -42,9 +42,9 @@ def test_kept_characters_draw_exactly_as_dejavu_sans_does():
 
     text = _kept_characters() + " AVAWATo Wa Ty −0.5…1 ▲▼ α ≤ 2"
     assert len(text) > 500
-    cut_pixels, cut_box = _rendered(_print_font.font_family(), text)
-    full_pixels, full_box = _rendered([_print_font.FALLBACK], text)
-    assert _print_font.font_family()[0] == _print_font.FAMILY
+    cut_pixels, cut_box = _rendered(print_font.font_family(), text)
+    full_pixels, full_box = _rendered([print_font.FALLBACK], text)
+    assert print_font.font_family()[0] == print_font.FAMILY
     assert cut_box.bounds == full_box.bounds
     assert np.array_equal(cut_pixels, full_pixels)
 
@@ -57,8 +57,8 @@ def test_a_character_outside_the_kept_blocks_comes_from_dejavu_sans(tmp_path):
 
     from matplotlib.figure import Figure
 
-    assert not any(first <= ord(c) <= last for c in "€Ж" for first, last in _print_font.BLOCKS)
-    with matplotlib.rc_context({"font.family": _print_font.font_family(),
+    assert not any(first <= ord(c) <= last for c in "€Ж" for first, last in print_font.BLOCKS)
+    with matplotlib.rc_context({"font.family": print_font.font_family(),
                                 "pdf.fonttype": 42}):
         figure = Figure()
         figure.text(0.1, 0.5, "run Ж costs 5 €")
@@ -78,7 +78,7 @@ def test_without_a_writable_cache_the_figures_use_dejavu_sans_itself(tmp_path, m
     not_a_folder = tmp_path / "cache"
     not_a_folder.write_text("a file")
     monkeypatch.setattr(matplotlib, "get_cachedir", lambda: str(not_a_folder))
-    module = importlib.reload(_print_font)
+    module = importlib.reload(print_font)
     try:
         assert module.font_family() == [module.FALLBACK]
         assert not_a_folder.read_text() == "a file"
@@ -90,13 +90,13 @@ def test_without_a_writable_cache_the_figures_use_dejavu_sans_itself(tmp_path, m
         assert paths and all(path.stat().st_size > 0 for path in paths)
     finally:
         monkeypatch.undo()
-        importlib.reload(_print_font)
+        importlib.reload(print_font)
 
 
 def test_the_cut_copy_is_made_the_same_twice(tmp_path):
     """No timestamp in the file: figures' bytes do not depend on when the copy was made."""
     source = Path(matplotlib.get_data_path(), "fonts", "ttf", "DejaVuSans.ttf")
-    _print_font._write_cut(source, tmp_path / "a.ttf")
-    _print_font._write_cut(source, tmp_path / "b.ttf")
+    print_font._write_cut(source, tmp_path / "a.ttf")
+    print_font._write_cut(source, tmp_path / "b.ttf")
     assert (tmp_path / "a.ttf").read_bytes() == (tmp_path / "b.ttf").read_bytes()
     assert (tmp_path / "a.ttf").stat().st_size < source.stat().st_size / 5

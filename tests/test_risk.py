@@ -165,7 +165,7 @@ def test_trisk_if_defined():
 @pytest.mark.parametrize("df", [1, 2, 3, 7, 49, 150, 999])
 def test_student_t_p_value_matches_scipy_over_a_grid(df):
     """The two-sided p of the paired t-test, from the C math library (no scipy at start-up)."""
-    from lgb_risk._distributions import student_t_two_sided_p
+    from lgb_risk._measuring.distributions import student_t_two_sided_p
 
     for t in (0.0, 1e-3, 0.1, 0.5, 1.0, 1.96, 2.5, 4.0, 8.0, 20.0, 100.0):
         want = 2.0 * stats.t.sf(t, df)
@@ -177,7 +177,7 @@ def test_student_t_p_value_matches_scipy_over_a_grid(df):
 
 
 def test_normal_cdf_matches_scipy():
-    from lgb_risk._distributions import normal_cdf
+    from lgb_risk._measuring.distributions import normal_cdf
 
     z = np.linspace(-30, 30, 601)
     np.testing.assert_allclose(normal_cdf(z), stats.norm.cdf(z), rtol=1e-12, atol=0)

@@ -144,7 +144,7 @@ def test_risk_ranker_scores_err_on_the_training_scale():
 def test_a_write_that_stops_short_names_the_file_and_the_disk(tmp_path):
     """numpy reports a full disk as "N requested and M written", with no errno: the message
     names the user's file and the free space, and nothing is left behind."""
-    from lgb_risk._io import atomic_write
+    from lgb_risk._files.atomic import atomic_write
 
     (tmp_path / "scores.npy").write_bytes(b"before")
 
@@ -263,7 +263,7 @@ def test_the_run_record_says_what_decides_its_bits(monkeypatch):
     import math
     from importlib import metadata
 
-    from lgb_risk._machine import environment, libm_probe
+    from lgb_risk._runtime.machine import environment, libm_probe
 
     monkeypatch.setenv("OPENBLAS_CORETYPE", "Prescott")
     record = environment()

@@ -296,7 +296,7 @@ def test_bad_rows_queries_and_baselines_are_named():
 def test_ctrl_c_inside_a_kernel_during_fit_is_a_keyboard_interrupt(monkeypatch):
     """numba returns a kernel stopped by Ctrl-C as SystemError caused by the
     KeyboardInterrupt: fit raises the KeyboardInterrupt a user expects."""
-    from lgb_risk import _lambda_kernel
+    from lgb_risk._training import lambda_kernel
 
     def stopped(*args, **kwargs):
         try:
@@ -305,7 +305,7 @@ def test_ctrl_c_inside_a_kernel_during_fit_is_a_keyboard_interrupt(monkeypatch):
             raise SystemError("CPUDispatcher(<function _cached_kernel>) returned a result with "
                               "an exception set") from stop
 
-    monkeypatch.setattr(_lambda_kernel, "lambdarank_gradients", stopped)
+    monkeypatch.setattr(lambda_kernel, "lambdarank_gradients", stopped)
     X, y, qid, bm25 = _problem(11, n_queries=6)
     with pytest.raises(KeyboardInterrupt):
         RiskRanker("UCRO", **SMALL).fit(X, y, qid=qid, baseline=bm25)

@@ -209,7 +209,7 @@ def _write_run(path, lines):
 def _first_byte_keys_under_seed_zero(topic, docno, seed=0):
     """A pair key as weak as a hash can be: under seed 0 it sees only an id's first byte, so
     a1, a2 and a3 share one; other seeds key the whole id."""
-    from lgb_risk._pair_keys import pair_keys
+    from lgb_risk._files.pair_keys import pair_keys
 
     return pair_keys(topic, docno.astype("S1") if seed == 0 else docno, seed)
 
@@ -261,7 +261,7 @@ def test_judgments_in_memory_give_a_document_one_grade_per_topic():
 def test_the_key_directory_finds_every_key_as_a_dictionary_does():
     """rows_of against a dict, with keys crowded into few buckets (their top bits shared) so
     that a bucket holds several keys and the scan runs several rounds."""
-    from lgb_risk._pair_keys import key_index, rows_of
+    from lgb_risk._files.pair_keys import key_index, rows_of
 
     rng = np.random.default_rng(11)
     crowded = (rng.integers(0, 4, 3000, dtype=np.uint64) << np.uint64(60)) | rng.integers(

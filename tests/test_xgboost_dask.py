@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from lgb_risk import TFARO, TSARO, UCRO, GeoRisk, LambdaMART, TStarFARO, metrics
-from lgb_risk._dask import scheduler_workers
+from lgb_risk._runtime.dask_client import scheduler_workers
 from lgb_risk.baselines import FeatureBaseline
 from tests.conftest import random_problem
 

@@ -114,7 +114,7 @@ class ConventionsDirective(_Generated):
 
 class ObjectivesDirective(_Generated):
     def lines(self) -> list[str]:
-        from lgb_risk._parameters import declared
+        from lgb_risk._inputs.parameters import declared
         from lgb_risk.objectives import OBJECTIVES
 
         out: list[str] = []
@@ -133,7 +133,7 @@ class ObjectivesDirective(_Generated):
 
 class ConfigurationDirective(_Generated):
     def lines(self) -> list[str]:
-        from lgb_risk._parameters import declared
+        from lgb_risk._inputs.parameters import declared
         from lgb_risk.experiment import config
         from lgb_risk.objectives import OBJECTIVES
 

@@ -55,13 +55,13 @@ import numpy as np
 
 from lgb_risk import measures as registry
 from lgb_risk import metrics
-from lgb_risk._ranking import argsort_segments
-from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
-from lgb_risk._validation import check_k, check_query_sizes
+from lgb_risk._inputs.validation import check_k, check_query_sizes
+from lgb_risk._measuring.ranking import argsort_segments
+from lgb_risk._measuring.segments import offsets_from_group, positions_in_query, query_of_document
 from lgb_risk.conventions import Convention
 
 if TYPE_CHECKING:
-    from lgb_risk._typing import ArrayLike, ConventionLike
+    from lgb_risk._inputs.type_aliases import ArrayLike, ConventionLike
 
 __all__ = ["metric_moments", "cross_moment", "check_probabilities", "check_pool",
            "check_pool_scores", "check_pool_labels", "target_measure", "TargetMeasure",

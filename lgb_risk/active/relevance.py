@@ -22,12 +22,12 @@ import lightgbm as lgb
 import numpy as np
 from scipy import optimize, special
 
-from lgb_risk._validation import check_labels
+from lgb_risk._inputs.validation import check_labels
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from lgb_risk._typing import ArrayLike
+    from lgb_risk._inputs.type_aliases import ArrayLike
 
 __all__ = ["relevance_probabilities", "calibrate_scores", "uniform_relevance"]
 

@@ -41,9 +41,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from lgb_risk._progress import Bar
-from lgb_risk._segments import offsets_from_group, query_of_document
-from lgb_risk._validation import check_group, check_k, check_whole_number
+from lgb_risk._inputs.validation import check_group, check_k, check_whole_number
+from lgb_risk._measuring.segments import offsets_from_group, query_of_document
+from lgb_risk._runtime.progress import Bar
 from lgb_risk.active.moments import (
     TargetMeasure,
     _discount_weights,
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
-    from lgb_risk._typing import ArrayLike, ConventionLike
+    from lgb_risk._inputs.type_aliases import ArrayLike, ConventionLike
 
 __all__ = ["query_costs", "sampling_distribution", "predicted_mse_ratio", "check_budget",
            "sample_queries", "estimate", "evaluate", "ActiveEstimate", "measure_values",

@@ -8,8 +8,8 @@ import sys
 import numpy as np
 
 from lgb_risk import data
-from lgb_risk._progress import on_terminal
-from lgb_risk._segments import offsets_from_group
+from lgb_risk._measuring.segments import offsets_from_group
+from lgb_risk._runtime.progress import on_terminal
 from lgb_risk.cli._figure import figure_file_format, refuse_figure_options_alone
 from lgb_risk.cli._output import write_output
 

@@ -9,8 +9,8 @@ import warnings
 from pathlib import Path
 
 from lgb_risk import data, trec
-from lgb_risk._io import atomic_write_text, writable_folder
-from lgb_risk._progress import on_terminal
+from lgb_risk._files.atomic import atomic_write_text, writable_folder
+from lgb_risk._runtime.progress import on_terminal
 from lgb_risk.cli._figure import refuse_figure_options_alone, require_matplotlib
 from lgb_risk.cli._output import headers_given, note_placement, refuse_unknown_headers, write_output
 from lgb_risk.cli._parser import build_parser

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from lgb_risk._io import atomic_write_text
+from lgb_risk._files.atomic import atomic_write_text
 
 FORMATS = ("table", "csv", "json", "latex")
 

@@ -219,7 +219,7 @@ def _objective_keys_help() -> str:
     """The [objective] keys of a configuration, read from the objectives' declarations."""
     import re
 
-    from lgb_risk._parameters import parameter_of
+    from lgb_risk._inputs.parameters import parameter_of
     from lgb_risk.experiment.config import objective_parameter_table
     from lgb_risk.objectives import OBJECTIVES
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lgb_risk._io import check_folder_can_be_written
+from lgb_risk._files.atomic import check_folder_can_be_written
 
 
 def _experiment_config(args):
@@ -22,7 +22,7 @@ def default_jobs(stream=sys.stderr) -> int:
     installed; otherwise 1, saying which extra would use the others."""
     import importlib.util
 
-    from lgb_risk._machine import usable_cores
+    from lgb_risk._runtime.machine import usable_cores
 
     cores = usable_cores()
     if cores > 1 and importlib.util.find_spec("distributed") is None:
@@ -57,7 +57,7 @@ def _run(args, stop_after) -> None:
         raise ValueError("--wait-for-workers waits for the workers of --scheduler's cluster: "
                          "give --scheduler")
     if getattr(args, "jobs", 1) > 1 or getattr(args, "scheduler", None) is not None:
-        from lgb_risk._dask import require_dask, silence_dask_logs
+        from lgb_risk._runtime.dask_client import require_dask, silence_dask_logs
 
         # Dask's client logs a lost scheduler or worker with tracebacks; the command says it in
         # one line (and each failed unit in one line as it happens).
@@ -67,7 +67,7 @@ def _run(args, stop_after) -> None:
             raise ValueError(str(error)) from None
         silence_dask_logs()
     if getattr(args, "jobs", 1) > 1 and getattr(args, "scheduler", None) is None:
-        from lgb_risk._dask import start_worker_server
+        from lgb_risk._runtime.dask_client import start_worker_server
 
         # The local workers' modules are imported there while this process imports its own.
         start_worker_server(preload=("lgb_risk.experiment.runner",))

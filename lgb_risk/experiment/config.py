@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 from lgb_risk import measures as registry
-from lgb_risk._parameters import Bounds, OneOf, declared, parameter
-from lgb_risk._validation import check_number
+from lgb_risk._inputs.parameters import Bounds, OneOf, declared, parameter
+from lgb_risk._inputs.validation import check_number
 from lgb_risk.objectives import OBJECTIVES, TARGET_MEASURES
 from lgb_risk.plots import FIGURE_FORMATS
 from lgb_risk.significance import CORRECTIONS
@@ -130,7 +130,7 @@ def _learned_baselines(value, where):
                          f"{', '.join(LEARNED_BASELINES)}")
 
 
-# Each table's keys are declared once (lgb_risk._parameters): type, default, check and doc;
+# Each table's keys are declared once (lgb_risk._inputs.parameters): type, default, check and doc;
 # validate() runs the checks, and a test holds the module docstring's sample to the keys.
 
 

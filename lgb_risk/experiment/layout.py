@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lgb_risk._io import TEMPORARY, atomic_write, atomic_write_text, read_exact_csv
+from lgb_risk._files.atomic import TEMPORARY, atomic_write, atomic_write_text, read_exact_csv
 from lgb_risk.baselines import BaselineStore
 from lgb_risk.experiment.measuring import RunMeasures
 

@@ -16,7 +16,7 @@ import numpy as np
 from lgb_risk import measures as registry
 
 if TYPE_CHECKING:
-    from lgb_risk._typing import ArrayLike
+    from lgb_risk._inputs.type_aliases import ArrayLike
     from lgb_risk.experiment.config import ExperimentConfig
 
 __all__ = ["RunMeasures"]

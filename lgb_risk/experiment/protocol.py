@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from lgb_risk._segments import offsets_from_group
+from lgb_risk._measuring.segments import offsets_from_group
 from lgb_risk.data import LetorData, load_letor
 from lgb_risk.experiment import synthetic
 from lgb_risk.experiment.config import ExperimentConfig

@@ -17,9 +17,14 @@ import pandas as pd
 import scipy.sparse as sp
 
 from lgb_risk import feval, metrics
-from lgb_risk._fixed_order import logistic_regression, matvec, ridge_regression, standardise
 from lgb_risk.baselines import BaselineStore
 from lgb_risk.experiment.config import ExperimentConfig
+from lgb_risk.experiment.fixed_order import (
+    logistic_regression,
+    matvec,
+    ridge_regression,
+    standardise,
+)
 from lgb_risk.experiment.measuring import RunMeasures
 from lgb_risk.experiment.protocol import Subsets
 from lgb_risk.experiment.training import train_booster
@@ -52,7 +57,7 @@ def fit_ridge(X, y, alpha: float = 1.0):
     intercept unpenalised); returns a function scoring a feature matrix.
 
     The model of scikit-learn's ``make_pipeline(StandardScaler(), Ridge(alpha))``, solved
-    exactly with every sum in a fixed order (:mod:`lgb_risk._fixed_order`), so that its
+    exactly with every sum in a fixed order (:mod:`lgb_risk.experiment.fixed_order`), so that its
     predictions are the same bits whichever BLAS kernel the CPU selects.
     """
     dense = _dense(X)

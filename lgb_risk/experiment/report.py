@@ -33,8 +33,8 @@ import numpy as np
 import pandas as pd
 
 from lgb_risk import power, risk, significance
-from lgb_risk._io import atomic_write_text
-from lgb_risk._machine import environment
+from lgb_risk._files.atomic import atomic_write_text
+from lgb_risk._runtime.machine import environment
 from lgb_risk.experiment.figures import write_figures
 from lgb_risk.experiment.layout import RunFolder, all_units
 from lgb_risk.experiment.measuring import RunMeasures
@@ -322,7 +322,7 @@ def _markdown(frame: pd.DataFrame, columns: dict) -> str:
 def write_report(config: ExperimentConfig, out: str | os.PathLike) -> Path:
     """Write report.md, report.csv (and report__MEASURE.csv for each reported measure after the
     first), report.tex, environment.json (the versions and machine facts that produced them,
-    :func:`lgb_risk._machine.environment`) and (with matplotlib) the figures; returns
+    :func:`lgb_risk._runtime.machine.environment`) and (with matplotlib) the figures; returns
     report.md's path."""
     folder = RunFolder(out)
     measures = folder.measures(config)

@@ -46,14 +46,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from lgb_risk._dask import (
+from lgb_risk._runtime.dask_client import (
     check_scheduler,
     dask_client_in_background,
     require_dask,
     scheduler_workers,
     silence_dask_logs,
 )
-from lgb_risk._progress import Bar, on_terminal
+from lgb_risk._runtime.progress import Bar, on_terminal
 from lgb_risk.experiment.config import ExperimentConfig
 from lgb_risk.experiment.layout import RunFolder, Unit, all_units
 from lgb_risk.experiment.measuring import RunMeasures
@@ -278,7 +278,7 @@ def run_experiment(config: ExperimentConfig, out: str | os.PathLike, *, jobs: in
         # The cluster starts in a thread while this process loads the data and writes the split
         # and the feature baseline, which the workers read (a local cluster's workers are
         # forked from a server that the CLI started, importing their modules meanwhile:
-        # lgb_risk._dask.start_worker_server).
+        # lgb_risk._runtime.dask_client.start_worker_server).
         cluster = stack.enter_context(dask_client_in_background(
             jobs, scheduler, needed_for="--jobs > 1 or --scheduler",
             preload=(__name__,))) if on_dask else None

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from lgb_risk import feval, objectives
-from lgb_risk._validation import check_lightgbm_parameter_names
+from lgb_risk._inputs.validation import check_lightgbm_parameter_names
 from lgb_risk.data import LetorData
 from lgb_risk.experiment.config import ExperimentConfig, objective_parameters
 from lgb_risk.experiment.layout import Unit

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from lgb_risk import _measure_input as inputs
-from lgb_risk._segments import offsets_from_group, positions_in_query, query_of_document
-from lgb_risk._validation import check_group, check_k, check_labels
+from lgb_risk._inputs.validation import check_group, check_k, check_labels
+from lgb_risk._measuring import measure_input as inputs
+from lgb_risk._measuring.segments import offsets_from_group, positions_in_query, query_of_document
 from lgb_risk.conventions import resolve
 
 if TYPE_CHECKING:
-    from lgb_risk._typing import ArrayLike, ConventionLike
+    from lgb_risk._inputs.type_aliases import ArrayLike, ConventionLike
 
 __all__ = ["sum_precision", "precision", "recall", "reciprocal_rank", "rank_biased_precision",
            "rbp_weights", "success", "bpref", "r_precision", "average_precision",

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lgb_risk._validation import is_number
+from lgb_risk._inputs.validation import is_number
 
 if TYPE_CHECKING:
-    from lgb_risk._typing import ArrayLike
+    from lgb_risk._inputs.type_aliases import ArrayLike
 
 __all__ = ["queries_of_rows"]
 

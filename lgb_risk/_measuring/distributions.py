@@ -1,6 +1,6 @@
 """The two distribution functions the risk measures and objectives need, from the C math library:
 Φ here is the one the library uses (T-SARO's α'_q, GeoRisk), and the pair kernel has its
-compiled twin (:func:`lgb_risk._lambda_kernel._std_normal_cdf`, the same formula).
+compiled twin (:func:`lgb_risk._training.lambda_kernel._std_normal_cdf`, the same formula).
 
 Importing ``scipy.stats`` (or ``scipy.special``) costs more start-up time than ``lgb-risk
 evaluate`` spends on eight TREC runs (``scripts/bench_cli.py``); these functions need only

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lgb_risk._segments import offsets_from_group
-from lgb_risk._validation import check_group, check_k, check_labels, check_scores
+from lgb_risk._inputs.validation import check_group, check_k, check_labels, check_scores
+from lgb_risk._measuring.segments import offsets_from_group
 
 
 def validated(labels, scores, group, k, conv) -> tuple[np.ndarray, np.ndarray | None,
@@ -27,8 +27,8 @@ def validated(labels, scores, group, k, conv) -> tuple[np.ndarray, np.ndarray | 
 
 
 def kernels():
-    """The numba sorting kernels (:mod:`lgb_risk._ranking`), loaded on first need."""
-    from lgb_risk import _ranking
+    """The numba sorting kernels (:mod:`lgb_risk._measuring.ranking`), loaded on first need."""
+    from lgb_risk._measuring import ranking as _ranking
 
     return _ranking
 

@@ -85,7 +85,7 @@ def environment() -> dict:
     the BLAS library and the kernels it chose (and ``OPENBLAS_CORETYPE``, which forces them,
     where set), numpy's SIMD extensions in use, numba's target CPU and the thread counts;
     recorded to compare runs, and no number depends on them (the library computes every
-    BLAS-backed step in a fixed order, :mod:`lgb_risk._fixed_order`).
+    BLAS-backed step in a fixed order, :mod:`lgb_risk.experiment.fixed_order`).
     """
     from importlib import import_module, metadata
 

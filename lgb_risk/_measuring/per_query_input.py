@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from lgb_risk._validation import check_choice
+from lgb_risk._inputs.validation import check_choice
 
 NAN_POLICIES = ("raise", "omit")
 

@@ -1,9 +1,9 @@
 """What an objective and a ``feval`` need when their data set is split across machines.
 
 On one machine their ``shard`` is None. Each rank of a distributed training
-(:mod:`lgb_risk.distributed`) or worker of ``xgboost.dask`` (:mod:`lgb_risk._xgboost`) sets it
-to an object of these types, so that every rank computes the risk state, or aggregates an
-evaluation, over the whole set as one machine would.
+(:mod:`lgb_risk.distributed`) or worker of ``xgboost.dask``
+(:mod:`lgb_risk._training.xgboost_gradients`) sets it to an object of these types, so that every
+rank computes the risk state, or aggregates an evaluation, over the whole set as one machine would.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """Queries shared out among threads, each running a compiled kernel on ranges of queries.
 
-The objectives' re-sort (:func:`lgb_risk._ranking.rerank_by_score`) is a compiled serial loop
-over a range of queries that releases the GIL (``nogil=True``); :func:`over_queries` runs it on
-``numba.get_num_threads()`` threads, this one included. numba's own parallel loop (``prange``)
-does the same work, but its analysis and the function it generates cost compile time on a new
-install or a cluster's fresh worker (BENCHMARKS.md). Every query is computed by one thread
-alone, wholly, so the results do not depend on the number of threads or on which thread took
-which range.
+The objectives' re-sort (:func:`lgb_risk._measuring.ranking.rerank_by_score`) is a compiled serial
+loop over a range of queries that releases the GIL (``nogil=True``); :func:`over_queries` runs it on
+``numba.get_num_threads()`` threads, this one included. numba's own parallel loop (``prange``) does
+the same work, but its analysis and the function it generates cost compile time on a new install or
+a cluster's fresh worker (BENCHMARKS.md). Every query is computed by one thread alone, wholly, so
+the results do not depend on the number of threads or on which thread took which range.
 
 The pair kernel stays in numba's parallel loop although it would compile faster here: run this
 way it trained slower at the MSLR-WEB10K shape although its pair loop executes the same

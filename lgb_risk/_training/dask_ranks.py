@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from lgb_risk._dask import scheduler_workers
+from lgb_risk._runtime.dask_client import scheduler_workers
 
 
 class RankFailed(RuntimeError):

@@ -20,7 +20,7 @@ def start_worker_server(preload: tuple[str, ...] = ()) -> bool:
     """Start now the process that a local cluster's workers are forked from, importing
     ``distributed`` and the modules ``preload`` there once, rather than in every worker (each
     worker would otherwise start a new interpreter and import them: seconds of CPU per worker),
-    after its own set-up (:mod:`lgb_risk._worker_server`).
+    after its own set-up (:mod:`lgb_risk._runtime.worker_server`).
 
     Called early (the CLI calls it before importing the runner), its imports overlap this
     process's own. Only the first call of a process starts the server and chooses its modules;
@@ -30,7 +30,7 @@ def start_worker_server(preload: tuple[str, ...] = ()) -> bool:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return False
     server = multiprocessing.get_context("forkserver")
-    server.set_forkserver_preload(["lgb_risk._worker_server", "distributed", *preload])
+    server.set_forkserver_preload(["lgb_risk._runtime.worker_server", "distributed", *preload])
     multiprocessing.forkserver.ensure_running()
     return True
 

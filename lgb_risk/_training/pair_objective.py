@@ -1,28 +1,34 @@
-"""How an objective computes its gradients, whichever framework calls it: the entry points of
-``lightgbm.train`` (``objective(preds, Dataset)``), ``LGBMRanker`` (``sklearn_objective``) and
-XGBoost (``xgboost_objective``, :mod:`lgb_risk._xgboost`), and :meth:`GradientEngine.gradients`
-itself: the training set's derived data (:mod:`lgb_risk._training_set`), this iteration's ranking
-and risk state, and the pair kernel (:mod:`lgb_risk._lambda_kernel`).
+"""The base of every objective: :class:`PairObjective`, whose gradients the pair kernel
+computes pair by pair, with the entry points of each framework that calls it (``lightgbm.train``'s
+``objective(preds, Dataset)``, ``LGBMRanker``'s ``sklearn_objective``, XGBoost's
+``xgboost_objective``, :mod:`lgb_risk._training.xgboost_gradients`).
 
-:class:`~lgb_risk.objectives.LambdaMART` inherits these; an objective defines only its
-parameters and its risk state (:meth:`~lgb_risk.objectives.LambdaMART.risk_state`).
+A gradient call takes the training set's derived data (:mod:`lgb_risk._training.training_set`,
+made at the first call), ranks every query by the current scores, asks the objective for this
+iteration's risk state, and runs the pair kernel (:mod:`lgb_risk._training.lambda_kernel`). What
+the objective supplies is :class:`PairObjective`'s contract, in one place at the top of the class;
+:class:`~lgb_risk.objectives.LambdaMART` supplies it, and every risk objective is a LambdaMART
+that supplies another risk state.
 """
 
 from __future__ import annotations
 
+import abc
 import copy
 import warnings
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from lgb_risk import _lambda_kernel as kernel
-from lgb_risk import _xgboost, metrics
 from lgb_risk import measures as registry
-from lgb_risk._interrupt import interruptible
-from lgb_risk._parameters import validate
-from lgb_risk._ranking import dcg_at_k_of_order, document_order, rerank_by_score
-from lgb_risk._training_set import (
+from lgb_risk import metrics
+from lgb_risk._inputs.parameters import validate
+from lgb_risk._inputs.validation import check_labels
+from lgb_risk._measuring.ranking import dcg_at_k_of_order, document_order, rerank_by_score
+from lgb_risk._runtime.interrupt import interruptible
+from lgb_risk._training import lambda_kernel as kernel
+from lgb_risk._training import xgboost_gradients
+from lgb_risk._training.training_set import (
     TrainingSet,
     checked_labels,
     default_target,
@@ -30,29 +36,76 @@ from lgb_risk._training_set import (
     gain_table,
     prepare,
 )
-from lgb_risk._validation import check_labels
 
 if TYPE_CHECKING:
-    from lgb_risk._shards import ObjectiveShard
-    from lgb_risk._typing import ArrayLike
+    from lgb_risk._inputs.type_aliases import ArrayLike
+    from lgb_risk._training.shards import ObjectiveShard
 
 
-class GradientEngine:
-    """The framework entry points and the gradient computation an objective inherits."""
+class PairObjective(abc.ABC):
+    """An objective computed pair by pair by the pair kernel: the framework entry points and the
+    gradient call, for a subclass that supplies the contract below (its parameters, its target
+    measure and its risk state each iteration)."""
 
-    if TYPE_CHECKING:  # what the objective itself defines
-        measure: str | None
-        label_gain: Any
-        shard: ObjectiveShard | None
-        baseline_parameter: ClassVar[str | None]
-        _setup_cache: TrainingSet | None
+    # -- the contract: what an objective supplies ------------------------------------------------
 
-        def target(self) -> registry.MeasureSpec | None: ...
-        def risk_state(self, model_values: np.ndarray, initial: bool) -> Any: ...
-        def _predictions_initial(self, scores: np.ndarray) -> bool: ...
-        def _prepare_risk(self, setup: TrainingSet) -> None: ...
-        def _norm_includes_risk(self) -> bool: ...
-        def __post_init__(self) -> None: ...
+    #: The target measure's text (``"ndcg@10"``, ``"err(max_label=4)@20"``); None for LambdaMART's
+    #: ΔNDCG with IDCG at the truncation level.
+    measure: str | None
+    #: The gain of each label; None for LightGBM's 2**l − 1.
+    label_gain: Any
+    #: Which baseline parameter the objective takes: None, ``"baseline"`` or ``"baselines"``.
+    baseline_parameter: ClassVar[str | None] = None
+
+    @abc.abstractmethod
+    def target(self) -> registry.MeasureSpec | None:
+        """The target measure as parsed (:mod:`lgb_risk.measures`); None for LambdaMART's
+        default, LightGBM's ΔNDCG with no cut-off of its own."""
+
+    @abc.abstractmethod
+    def risk_state(self, model_values: np.ndarray, initial: bool) -> kernel.RiskState:
+        """The risk state of this iteration: the hook a new objective implements.
+
+        Parameters
+        ----------
+        model_values : ndarray (n_queries,)
+            The current model's value of the target measure (NDCG@k, 0 where IDCG@k = 0, or
+            ERR@k) on every training query, in the Dataset's order; over all training queries
+            also on a rank of a distributed training.
+        initial : bool
+            Whether the predictions are still the initial ones (T-SARO's s_x rule).
+
+        Returns
+        -------
+        NamedTuple
+            A state type registered with :func:`lgb_risk._training.lambda_kernel.multiplier_of`,
+            whose multiplier the kernel applies to every pair;
+            :class:`~lgb_risk._training.lambda_kernel.NoRisk` (every multiplier 1) for
+            LambdaMART.
+        """
+
+    def _prepare_risk(self, setup: TrainingSet) -> None:
+        """Hook: align the baselines to a new training set (its first call); none by default."""
+        return None
+
+    def _predictions_initial(self, scores: np.ndarray) -> bool:
+        """Hook: whether these are a training run's initial predictions (T-SARO's s_x rule);
+        never, by default."""
+        return False
+
+    def _norm_includes_risk(self) -> bool:
+        """Hook: whether a query's normaliser log2(1 + Σ)/Σ takes Σ over the multiplied pairs
+        (by default over LambdaMART's own, so that the multipliers reach the trees)."""
+        return False
+
+    def __post_init__(self) -> None:
+        """Start without a training set: its derived data is made at the first call."""
+        self._setup_cache: TrainingSet | None = None
+        #: None on one machine; set by :mod:`lgb_risk.distributed` (and by
+        #: :mod:`lgb_risk._training.xgboost_gradients` under ``xgboost.dask``) on each rank of a
+        #: training set split across machines: which training queries are here, and how to
+        #: gather the rest.
+        self.shard: ObjectiveShard | None = None
 
     # -- entry points --------------------------------------------------------------------------
 
@@ -92,7 +145,7 @@ class GradientEngine:
         state is taken over all workers' queries, as on one machine, and the baseline must be a
         ``FeatureBaseline`` (an array cannot follow the workers' share of the queries).
         """
-        return _xgboost.gradients(self, preds, dtrain)
+        return xgboost_gradients.gradients(self, preds, dtrain)
 
     def lgbm_ranker(self, **params: Any) -> Any:
         """``lightgbm.LGBMRanker`` training with this objective, LightGBM's own metrics off.
@@ -216,7 +269,7 @@ class GradientEngine:
 
     def validate_params(self) -> None:
         """Raise ValueError naming the first invalid parameter (checked at the first call):
-        each declared parameter's own check (:mod:`lgb_risk._parameters`)."""
+        each declared parameter's own check (:mod:`lgb_risk._inputs.parameters`)."""
         validate(self)
 
     def _setup(self, labels, group, weight) -> TrainingSet:

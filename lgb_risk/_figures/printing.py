@@ -42,7 +42,7 @@ def print_style(figure_size: str = "page") -> dict:
     if figure_size not in FIGURE_SIZES:
         raise ValueError(f"figure_size must be one of {', '.join(FIGURE_SIZES)}, got "
                          f"{figure_size!r}")
-    from lgb_risk._print_font import font_family
+    from lgb_risk._figures.print_font import font_family
 
     return {**PRINT_STYLE[figure_size], **_EMBEDDED_TEXT, "font.family": font_family()}
 
@@ -52,14 +52,14 @@ def new_figure(size: tuple[float, float]) -> Any:
     figures are left alone) and shown where it is made: in a notebook its PNG, through
     IPython's ``_repr_png_``, which needs no pyplot (a Figure alone has no view of its own until
     pyplot registers one)."""
-    from lgb_risk._shown_figure import ShownFigure
+    from lgb_risk._figures.shown_figure import ShownFigure
 
     return ShownFigure(figsize=size)
 
 
 def new_axes(size: tuple[float, float]) -> Any:
     """The Axes of a :func:`new_figure` of ``size`` inches, shown in a notebook as it too."""
-    from lgb_risk._shown_figure import ShownAxes
+    from lgb_risk._figures.shown_figure import ShownAxes
 
     return new_figure(size).add_subplot(axes_class=ShownAxes)
 
@@ -152,7 +152,7 @@ def save_figure(figure: Any, path: Any, figure_format: str = "png",
 
     import matplotlib
 
-    from lgb_risk._io import atomic_write
+    from lgb_risk._files.atomic import atomic_write
 
     check_format(figure_format)
     style = (nullcontext() if figure_size is None
@@ -177,7 +177,7 @@ def save_figures(figures: Mapping[str, Any], directory: Any, figure_format: str 
     ``directory/NAME.FORMAT``, each whole or not at all, in :func:`print_style` (fonts embedded
     as text), the page exactly the figure's size; ``progress(done, total)`` after each. Returns
     the paths."""
-    from lgb_risk._io import writable_folder
+    from lgb_risk._files.atomic import writable_folder
 
     check_format(figure_format)
     print_style(figure_size)  # a bad size is refused before any file is written

@@ -1,7 +1,7 @@
-"""What a LambdaMART objective derives once from a training set: the checked labels, query
-offsets and weights, each query's IDCG, LightGBM's sigmoid table and the pair kernel's constants
-(:class:`~lgb_risk._lambda_kernel.LambdaConstants`); and the checks of the labels against the
-objective's gains and target.
+"""What a LambdaMART objective derives once from a training set: the checked labels, query offsets
+and weights, each query's IDCG, LightGBM's sigmoid table and the pair kernel's constants
+(:class:`~lgb_risk._training.lambda_kernel.LambdaConstants`); and the checks of the labels against
+the objective's gains and target.
 
 :func:`prepare` builds it at an objective's first call on a training set; the objective keeps it
 while the same labels, groups and weights come back (:meth:`TrainingSet.matches`).
@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lgb_risk import _lambda_kernel as kernel
 from lgb_risk import measures as registry
 from lgb_risk import metrics
-from lgb_risk._query_threads import query_ranges
-from lgb_risk._ranking import dcg_at_k_of_order, document_order, rerank_by_score
-from lgb_risk._segments import offsets_from_group
-from lgb_risk._validation import check_group, check_labels
+from lgb_risk._inputs.validation import check_group, check_labels
+from lgb_risk._measuring.ranking import dcg_at_k_of_order, document_order, rerank_by_score
+from lgb_risk._measuring.segments import offsets_from_group
+from lgb_risk._runtime.query_threads import query_ranges
+from lgb_risk._training import lambda_kernel as kernel
 
 if TYPE_CHECKING:
-    from lgb_risk._typing import ArrayLike
+    from lgb_risk._inputs.type_aliases import ArrayLike
 
 #: The measures an objective can take as its target (``measure=``): those whose exact change
 #: when two documents swap the pair kernel computes.

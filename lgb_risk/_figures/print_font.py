@@ -51,7 +51,7 @@ def _write_cut(source: Path, target: Path) -> None:
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
-    from lgb_risk._io import atomic_write
+    from lgb_risk._files.atomic import atomic_write
 
     font = TTFont(source, recalcTimestamp=False)
     options = subset.Options(glyph_names=True, notdef_outline=True, hinting=True,

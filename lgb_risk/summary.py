@@ -1,7 +1,7 @@
 """Tables of several evaluated runs (:mod:`lgb_risk.trec`'s results, ``{run name:
 TopicValues}``): the per-topic table and frame, the summary of means and risk measures, and
-:class:`RunSummary`, which holds them with the paper's LaTeX table and figures. Imported from
-:mod:`lgb_risk.trec`, which evaluates the runs."""
+:class:`RunSummary`, which holds them with the paper's LaTeX table and figures. Its names are
+also :mod:`lgb_risk.trec`'s, which evaluates the runs."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lgb_risk import measures as registry
-from lgb_risk._validation import check_alpha, check_choice
+from lgb_risk._inputs.validation import check_alpha, check_choice
 from lgb_risk.risk import DEFAULT_ALPHAS, risk_deltas, risk_rows
 from lgb_risk.significance import corrected_p_values
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from lgb_risk._text import field_lines, text_lines
+from lgb_risk._files.text import field_lines, text_lines
 
 __all__ = ["LetorData", "load_letor"]
 

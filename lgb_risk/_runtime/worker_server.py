@@ -1,6 +1,6 @@
 """Set-up of the process that a local cluster's workers are forked from, imported there first
-(:func:`lgb_risk._dask.start_worker_server`), so that every worker starts with it done. Not
-meant to be imported anywhere else.
+(:func:`lgb_risk._runtime.dask_client.start_worker_server`), so that every worker starts with it
+done. Not meant to be imported anywhere else.
 
 - OpenMP threads that a worker leaves idle (LightGBM's and numba's runtime) wait asleep, not
   spinning: the workers are single-threaded processes sharing the cores, and a spinning thread
