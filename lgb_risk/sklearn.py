@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_scalar, validate_data
 
 from lgb_risk import measures as registry
 from lgb_risk._inputs import rows
+from lgb_risk._inputs.parameters import Bounds, OfType, Parameter
 from lgb_risk._inputs.rows import *  # noqa: F403 (its __all__ is this module's too)
 from lgb_risk._inputs.rows import aligned_to_rows, check_numeric_features, n_rows, queries_of_rows
 from lgb_risk._inputs.validation import (
@@ -53,6 +54,14 @@ _ARRAYS = {"accept_sparse": ("csr", "csc"), "ensure_all_finite": "allow-nan"}
 #: LightGBM parameters the estimator sets itself.
 _SET_BY_THE_ESTIMATOR = ("objective", "metric", "num_iterations", "n_estimators",
                          "num_boost_round", "num_round", "num_trees", "num_rounds", "n_iter")
+
+
+def _included_ends(bounds: Bounds) -> str:
+    """``check_scalar``'s ``include_boundaries`` for a :class:`Bounds` check."""
+    left = bounds.minimum is not None and not bounds.above
+    right = bounds.maximum is not None and not bounds.below
+    return {(True, True): "both", (True, False): "left", (False, True): "right",
+            (False, False): "neither"}[left, right]
 
 
 def _in_unrouted_model_selection() -> bool:
@@ -91,43 +100,7 @@ class RiskRanker(BaseEstimator):
         The objective's target measure, ``"ndcg@k"`` (the default, k = ``k``) or ``"err@k"``
         (see :class:`~lgb_risk.objectives.LambdaMART`): the baselines, the risk state, the
         evaluation sets' per-round measure and a risk ``score_measure`` all use it.
-    objective_params : dict, optional
-        The objective's other parameters (``sigmoid``, ``se_update``, ``tr_definition``,
-        ``delta``, ...), as its class declares them.
-    n_estimators : int, default 100
-        Boosting rounds.
-    learning_rate : float, default 0.1
-    num_leaves : int, default 31
-    min_child_samples : int, default 20
-        LightGBM's ``min_data_in_leaf``.
-    lgbm_params : dict, optional
-        Any other ``lightgbm.train`` parameter; ``objective`` and ``metric`` are the
-        estimator's own.
-    random_state : int, optional
-        LightGBM's ``seed``.
-    n_jobs : int, optional
-        LightGBM's ``num_threads`` (default: LightGBM's choice).
-    qid_column : str or int, optional
-        The column of ``X`` that holds each row's query id (a DataFrame column name, or a
-        position in an array); it is not a feature. Without it, :meth:`fit` and :meth:`score`
-        take ``qid=``.
-    baseline_feature : int, optional
-        The 0-based column of ``X`` (after removing ``qid_column``) that is the baseline's
-        score of every row (LETOR's feature 25, BM25 in MQ2008, is column 24), e.g. the
-        first-stage retrieval score of a PyTerrier pipeline (``pt.ltr.score_to_feature()``):
-        :meth:`fit` and :meth:`score` then take no ``baseline=``, and no row order can
-        misalign it. It stays a feature.
-    early_stopping_rounds : int, optional
-        With ``eval_set`` given to :meth:`fit`: stop after this many rounds without gain in the
-        first evaluation set's NDCG@k, and keep the best iteration.
-    score_measure : str, default "ndcg@10"
-        What :meth:`score` returns: the mean over queries of a measure of
-        :mod:`lgb_risk.measures` (``"ndcg@10"``, ``"err@20"``, ``"ndcg(label_gain=linear)@5"``),
-        or a risk measure of :data:`lgb_risk.risk.RISK_MEASURES` (``"urisk"``, ``"trisk"``,
-        ``"zrisk"``, ``"georisk"``) of the model's NDCG@k against the baseline given to
-        :meth:`score`, at ``score_alpha``. Every one is higher-is-better.
-    score_alpha : float, default 1.0
-        α of a risk ``score_measure`` (fixed, so that models trained at different α compare).
+    {parameters}
 
     Attributes
     ----------
@@ -157,19 +130,57 @@ class RiskRanker(BaseEstimator):
     ((3,), True)
     """
 
-    #: The bounds of the estimator's own numeric parameters, checked once at ``fit`` by
-    #: scikit-learn's :func:`~sklearn.utils.check_scalar`: (type, lowest, including it); None
-    #: allowed where the parameter's default is None. ``alpha``, ``k`` and ``measure`` are the
-    #: objectives' parameters: checked as the objectives declare them
-    #: (:func:`lgb_risk.objectives.check_parameter`), not declared again here.
-    _BOUNDS: ClassVar[dict] = {
-        "n_estimators": (Integral, 1, True), "learning_rate": (Real, 0, False),
-        "num_leaves": (Integral, 2, True), "min_child_samples": (Integral, 0, True),
-        "baseline_feature": (Integral, 0, True), "early_stopping_rounds": (Integral, 1, True),
-        "random_state": (Integral, None, True), "n_jobs": (Integral, None, True)}
-    #: The types of the others (None allowed where the default is None).
-    _TYPES: ClassVar[dict] = {"objective": str, "objective_params": dict, "lgbm_params": dict,
-                              "qid_column": (str, Integral), "score_measure": str}
+    #: The estimator's own parameters, declared once: each is checked once, at :meth:`fit` (a
+    #: number's bounds by scikit-learn's :func:`~sklearn.utils.check_scalar`), and written into
+    #: this docstring; ``__init__`` stores them as given. ``objective``, ``alpha``, ``k`` and
+    #: ``measure`` are the objectives' own, checked and documented as the objectives declare them.
+    _PARAMETERS: ClassVar[tuple[Parameter, ...]] = (
+        Parameter("objective_params", None, OfType((dict,), optional=True), show_default=False,
+                  doc="The objective's other parameters (``sigmoid``, ``se_update``, "
+                      "``tr_definition``, ``delta``, ...), as its class declares them."),
+        Parameter("n_estimators", 100, Bounds(integer=True, minimum=1), doc="Boosting rounds."),
+        Parameter("learning_rate", 0.1, Bounds(minimum=0, above=True),
+                  doc="LightGBM's shrinkage of each tree."),
+        Parameter("num_leaves", 31, Bounds(integer=True, minimum=2),
+                  doc="LightGBM's most leaves in a tree."),
+        Parameter("min_child_samples", 20, Bounds(integer=True, minimum=0),
+                  doc="LightGBM's ``min_data_in_leaf``."),
+        Parameter("lgbm_params", None, OfType((dict,), optional=True), show_default=False,
+                  doc="Any other ``lightgbm.train`` parameter; ``objective`` and ``metric`` are "
+                      "the estimator's own."),
+        Parameter("random_state", None, Bounds(integer=True, optional=True), show_default=False,
+                  doc="LightGBM's ``seed``."),
+        Parameter("n_jobs", None, Bounds(integer=True, optional=True), show_default=False,
+                  doc="LightGBM's ``num_threads`` (default: LightGBM's choice)."),
+        Parameter("qid_column", None, OfType((str, Integral), optional=True),
+                  kind="str or int, optional", show_default=False,
+                  doc="The column of ``X`` that holds each row's query id (a DataFrame column "
+                      "name, or a position in an array); it is not a feature. Without it, "
+                      ":meth:`fit` and :meth:`score` take ``qid=``."),
+        Parameter("baseline_feature", None, Bounds(integer=True, minimum=0, optional=True),
+                  show_default=False,
+                  doc="The 0-based column of ``X`` (after removing ``qid_column``) that is the "
+                      "baseline's score of every row (LETOR's feature 25, BM25 in MQ2008, is "
+                      "column 24), e.g. the first-stage retrieval score of a PyTerrier pipeline "
+                      "(``pt.ltr.score_to_feature()``): :meth:`fit` and :meth:`score` then take "
+                      "no ``baseline=``, and no row order can misalign it. It stays a feature."),
+        Parameter("early_stopping_rounds", None, Bounds(integer=True, minimum=1, optional=True),
+                  show_default=False,
+                  doc="With ``eval_set`` given to :meth:`fit`: stop after this many rounds "
+                      "without gain in the first evaluation set's NDCG@k, and keep the best "
+                      "iteration."),
+        Parameter("score_measure", "ndcg@10", OfType((str,)),
+                  doc="What :meth:`score` returns: the mean over queries of a measure of "
+                      ":mod:`lgb_risk.measures` (``\"ndcg@10\"``, ``\"err@20\"``, "
+                      "``\"ndcg(label_gain=linear)@5\"``), or a risk measure of "
+                      ":data:`lgb_risk.risk.RISK_MEASURES` (``\"urisk\"``, ``\"trisk\"``, "
+                      "``\"zrisk\"``, ``\"georisk\"``) of the model's NDCG@k against the "
+                      "baseline given to :meth:`score`, at ``score_alpha``. Every one is "
+                      "higher-is-better."),
+        Parameter("score_alpha", 1.0, Bounds(minimum=0),
+                  doc="α of a risk ``score_measure`` (fixed, so that models trained at "
+                      "different α compare)."),
+    )
 
     def __init__(self, objective: str = "LambdaMART", alpha: float = 1.0,
                  k: int | None = None, measure: str | None = None, *,
@@ -199,28 +210,14 @@ class RiskRanker(BaseEstimator):
 
     def _check_params(self) -> None:
         """Refuse a parameter of the wrong type or out of its bounds, naming it."""
-        for name, (kind, lowest, inclusive) in self._BOUNDS.items():
+        for declared_parameter in self._PARAMETERS:
+            name, check = declared_parameter.name, declared_parameter.check
             value = getattr(self, name)
-            if value is None and self._default_is_none(name):
-                continue
-            check_scalar(value, name, kind, min_val=lowest, include_boundaries=(
-                "neither" if lowest is None or not inclusive else "left"))
-        for name, kind in self._TYPES.items():
-            value = getattr(self, name)
-            if value is None and self._default_is_none(name):
-                continue
-            if isinstance(value, bool) or not isinstance(value, kind):
-                expected = (" or ".join(k.__name__ for k in kind) if isinstance(kind, tuple)
-                            else kind.__name__)
-                raise TypeError(f"{name} must be {expected}"
-                                f"{' or None' if self._default_is_none(name) else ''}, got "
-                                f"{value!r}")
-
-    @classmethod
-    def _default_is_none(cls, name: str) -> bool:
-        import inspect
-
-        return inspect.signature(cls.__init__).parameters[name].default is None
+            if isinstance(check, Bounds) and not (value is None and check.optional):
+                check_scalar(value, name, Integral if check.integer else Real,
+                             min_val=check.minimum, max_val=check.maximum,
+                             include_boundaries=_included_ends(check))
+            declared_parameter.validate(value, name)  # a type, or a number that is not finite
 
     # -- fitting ---------------------------------------------------------------------------
 
@@ -582,9 +579,10 @@ class RiskRanker(BaseEstimator):
         return tags
 
 
-def _documented_from_the_objectives(cls: type) -> type:
-    """Fill ``RiskRanker``'s entries that are the objectives' own: the names of
-    :data:`~lgb_risk.objectives.OBJECTIVES` and the declared ``alpha`` and ``k``."""
+def _documented(cls: type) -> type:
+    """Fill ``RiskRanker``'s parameter entries: the names of
+    :data:`~lgb_risk.objectives.OBJECTIVES`, the objectives' declared ``alpha`` and ``k``, and
+    the estimator's own records."""
     from lgb_risk._inputs.parameters import fill, parameter_of
     from lgb_risk.objectives import OBJECTIVES
 
@@ -597,8 +595,9 @@ def _documented_from_the_objectives(cls: type) -> type:
     risky = OBJECTIVES["UCRO"]
     for name in ("alpha", "k"):
         doc = fill(doc, "{" + name + "}", parameter_of(risky, name).entry(), cls.__name__)
-    cls.__doc__ = doc
+    own = "\n".join(declared_parameter.entry() for declared_parameter in cls._PARAMETERS)
+    cls.__doc__ = fill(doc, "{parameters}", own, cls.__name__)
     return cls
 
 
-_documented_from_the_objectives(RiskRanker)
+_documented(RiskRanker)

@@ -107,7 +107,7 @@ def test_evaluate_decimals_17_keeps_every_double(collection):
     err = io.StringIO()
     with pytest.raises(SystemExit) as stop, redirect_stderr(err):
         cli.main(["evaluate", str(qrels), str(runs[0]), "--decimals", "18"])
-    assert stop.value.code == 2 and "digits 0..17" in err.getvalue()
+    assert stop.value.code == 2 and "a whole number of digits in [0, 17]" in err.getvalue()
 
 
 def test_evaluate_summary_has_means_and_risk_columns(collection):

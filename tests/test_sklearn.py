@@ -329,6 +329,23 @@ def test_parameters_are_checked_once_at_fit_alpha_and_k_as_the_objectives_declar
         RiskRanker(**{**SMALL, "learning_rate": "fast"}).fit(X, y, qid=qid)
     with pytest.raises(TypeError, match="qid_column must be str or Integral or None, got 2.5"):
         RiskRanker(**{**SMALL, "qid_column": 2.5}).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="learning_rate must be a number > 0, got inf"):
+        RiskRanker(**{**SMALL, "learning_rate": np.inf}).fit(X, y, qid=qid)
+
+
+def test_each_parameter_of_the_estimator_is_declared_once_with_its_signatures_default():
+    """Every ``__init__`` parameter is a record of ``_PARAMETERS`` with the signature's default,
+    or one of the four the objectives declare (checked and documented as they declare them),
+    and its docstring entry is the record's."""
+    import inspect
+    import textwrap
+
+    signature = inspect.signature(RiskRanker.__init__).parameters
+    records = {record.name: record for record in RiskRanker._PARAMETERS}
+    assert set(signature) - {"self"} == set(records) | {"objective", "alpha", "k", "measure"}
+    for name, record in records.items():
+        assert record.default == signature[name].default, name
+        assert textwrap.indent(record.entry(), "    ") in RiskRanker.__doc__, name
 
 
 def test_a_risk_ranker_toward_err_trains_the_objective_toward_err_and_scores_in_it():

@@ -1,17 +1,19 @@
 """Parameters declared once, as one record type: :class:`Parameter` (name, default, check, doc).
 
-A measure of the registry lists its parameters as :class:`Parameter` records
-(``Parameter("p", 0.8, Bounds(...), doc=...)``); an objective and each table of the experiment
-configuration declare theirs as dataclass fields, ``name: type = parameter(default, check=...,
-doc=...)``, whose metadata holds the same record (:func:`declared` reads them back, named).
-Everything else reads the record: the initialiser and ``repr`` (the dataclass), :func:`validate`
-(every check, in field order), the numpydoc "Parameters" entries (:meth:`Parameter.entry`,
-which :func:`documented` writes into a class docstring's ``{parameters}`` line), the measures'
-table, the configuration's sample and the manual's references.
+A measure of the registry and the scikit-learn estimator list their parameters as
+:class:`Parameter` records (``Parameter("p", 0.8, Bounds(...), doc=...)``); an objective and each
+table of the experiment configuration declare theirs as dataclass fields, ``name: type =
+parameter(default, check=..., doc=...)``, whose metadata holds the same record (:func:`declared`
+reads them back, named). Everything else reads the record: the initialiser and ``repr`` (the
+dataclass), :func:`validate` (every check, in field order), the numpydoc "Parameters" entries
+(:meth:`Parameter.entry`, which :func:`documented` writes into a class docstring's
+``{parameters}`` line), the measures' table, the configuration's sample and the manual's
+references.
 
-A check (:class:`Bounds`, :class:`OneOf`, :data:`FLAG`) states what it accepts, so that a
-record's numpydoc type is derived from it; a check of another kind is a function
-``check(value, name)`` raising ValueError, given with its ``kind`` text.
+A check (:class:`Bounds`, :class:`OneOf`, :class:`OfType`, :data:`FLAG`) states what it accepts,
+so that a record's numpydoc type is derived from it, and a command line's argument type too
+(:func:`from_text`); a check of another kind is a function ``check(value, name)`` raising
+ValueError, given with its ``kind`` text.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Bounds", "OneOf", "FLAG", "Parameter", "parameter", "declared", "parameter_of",
-           "validate", "documented", "fill"]
+__all__ = ["Bounds", "OneOf", "OfType", "FLAG", "Parameter", "parameter", "declared",
+           "parameter_of", "validate", "documented", "fill", "from_text"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +93,74 @@ class Bounds:
         if not self.accepts(value):
             raise ValueError(f"{name} must be {self.expected}, got {value!r}")
 
+    def read(self, text: Any) -> Any:
+        """``text`` as the check's number type (int with ``integer``, else float), or None
+        where it is not one or the check refuses it."""
+        number = int if self.integer else float
+        try:
+            converted = number(text)
+        except (TypeError, ValueError):
+            return None
+        if number is int and str(text).strip() != str(converted):
+            return None
+        return converted if self.accepts(converted) else None
+
+
+def from_text(check: Bounds, *, also: dict[str, Any] | None = None) -> Callable[[str], Any]:
+    """An argparse ``type`` reading a number that ``check`` accepts (``also`` maps other words
+    to their values, ``{"all": None}``); the error says what was expected, from the check.
+
+    >>> from_text(Bounds(integer=True, minimum=1))("3")
+    3
+    >>> from_text(Bounds(minimum=0, maximum=1, above=True, below=True, what="a fraction"))("2")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: expected a fraction in (0, 1), got '2'
+    """
+    import argparse
+
+    words = dict(also or {})
+
+    def parse(text: str) -> Any:
+        if text in words:
+            return words[text]
+        value = check.read(text)
+        if value is None:
+            alternatives = "".join(f" or {word!r}" for word in words)
+            raise argparse.ArgumentTypeError(f"expected {check.expected}{alternatives}, got "
+                                             f"{text!r}")
+        return value
+
+    return parse
+
+
+@dataclasses.dataclass(frozen=True)
+class OfType:
+    """A check of a value's type that says what it accepts: an instance of ``types`` (never a
+    bool where a number is asked), or None where ``optional``; a wrong type is a TypeError.
+
+    >>> OfType((dict,), optional=True).kind
+    'dict, optional'
+    >>> OfType((str,))(3, "objective")
+    Traceback (most recent call last):
+    TypeError: objective must be str, got 3
+    """
+
+    types: tuple[type, ...]
+    optional: bool = False
+
+    @property
+    def kind(self) -> str:
+        text = " or ".join(kind.__name__ for kind in self.types)
+        return text + (", optional" if self.optional else "")
+
+    def __call__(self, value: Any, name: str) -> None:
+        if value is None and self.optional:
+            return
+        if isinstance(value, bool) or not isinstance(value, self.types):
+            names = " or ".join(kind.__name__ for kind in self.types)
+            raise TypeError(f"{name} must be {names}{' or None' if self.optional else ''}, got "
+                            f"{value!r}")
+
 
 @dataclasses.dataclass(frozen=True)
 class OneOf:
@@ -133,7 +203,7 @@ class Parameter:
 
     ``check(value, name)`` raises ValueError for a bad value (None: any value, checked where it
     is used); ``doc`` is one numpydoc paragraph; ``kind`` is its numpydoc type, by default the
-    text of its check (:class:`Bounds`, :class:`OneOf`, :data:`FLAG`); ``default_text`` states
+    text of its check (:class:`Bounds`, :class:`OneOf`, :class:`OfType`, :data:`FLAG`); ``default_text`` states
     the effective default where ``default`` (None) stands for one chosen at the call (k: the
     measure's cut-off, else 10), and ``show_default=False`` leaves the default out of the entry.
 
@@ -156,7 +226,7 @@ class Parameter:
 
     def __post_init__(self) -> None:
         if self.kind is None:
-            if not isinstance(self.check, (Bounds, OneOf, _Flag)):
+            if not isinstance(self.check, (Bounds, OneOf, OfType, _Flag)):
                 raise TypeError(f"parameter {self.name or ''}: give kind= unless its check "
                                 "states it (Bounds, OneOf, FLAG)")
             object.__setattr__(self, "kind", self.check.kind)
@@ -173,13 +243,8 @@ class Parameter:
         if not isinstance(check, Bounds):
             raise TypeError(f"parameter {self.name}: a value written as text is read by a Bounds "
                             "check")
-        number = int if check.integer else float
-        try:
-            converted = number(value)
-        except (TypeError, ValueError):
-            converted = None
-        if converted is None or (number is int and str(value).strip() != str(converted)) \
-                or not check.accepts(converted):
+        converted = check.read(value)
+        if converted is None:
             raise ValueError(f"{where}: {self.name} must be {check.expected}, "
                              f"got {value!r}")
         return converted

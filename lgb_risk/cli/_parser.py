@@ -8,10 +8,9 @@ import argparse
 import textwrap
 from collections.abc import Callable
 
-import numpy as np
-
 from lgb_risk import measures as registry
 from lgb_risk import trec
+from lgb_risk._inputs.parameters import Bounds, from_text
 from lgb_risk.cli._output import FORMATS
 from lgb_risk.conventions import CONVENTIONS
 from lgb_risk.risk import DEFAULT_ALPHAS
@@ -26,63 +25,13 @@ DESCRIPTION = ("The lgb-risk command line: risk-sensitive evaluation of TREC run
 DEBUG_VARIABLE = "LGB_RISK_DEBUG"
 
 
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1), got {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1), got {text!r}")
-    return value
-
-
-def _non_negative(what: str):
-    """An argparse type: a finite number >= 0, the error naming ``what`` it is."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = float("nan")
-        if not np.isfinite(value) or value < 0:
-            raise argparse.ArgumentTypeError(f"{what} must be a finite number >= 0, got "
-                                             f"{text!r}")
-        return value
-
-    return parse
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
-
-
-def _decimals(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= 17:
-        raise argparse.ArgumentTypeError(f"expected a whole number of digits 0..17, got {text!r}")
-    return value
-
-
-def _cutoff(text: str):
-    return None if text == "all" else _positive_int(text)
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not np.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
-    return value
+#: The argument types, each reading a number its check accepts and saying what it expected.
+_FRACTION = from_text(Bounds(minimum=0, maximum=1, above=True, below=True, what="a fraction"))
+_NON_NEGATIVE = from_text(Bounds(minimum=0))
+_POSITIVE = from_text(Bounds(minimum=0, above=True))
+_POSITIVE_INT = from_text(Bounds(integer=True, minimum=1))
+_CUTOFF = from_text(Bounds(integer=True, minimum=1), also={"all": None})
+_DECIMALS = from_text(Bounds(integer=True, minimum=0, maximum=17, what="a whole number of digits"))
 
 
 def _add_output_options(parser) -> None:
@@ -90,7 +39,7 @@ def _add_output_options(parser) -> None:
                         help="table (aligned text, default), csv, json (a list of records) or "
                         "latex (a booktabs table: the best value of each column in bold, "
                         "significant TRisk marked, a legend naming the test and correction)")
-    parser.add_argument("--decimals", type=_decimals,
+    parser.add_argument("--decimals", type=_DECIMALS,
                         help="digits after the decimal point (default 6, or 3 for latex; 17 "
                         "keeps every double)")
     parser.add_argument("-o", "--output", help="write to this file instead of standard output")
@@ -116,7 +65,7 @@ def _add_baseline_options(parser) -> None:
     parser.add_argument("--figure-format", choices=("pdf", "svg", "png"),
                         help="the figures' file format (default png; pdf or svg for a paper)")
     _add_figure_look_options(parser)
-    parser.add_argument("--loss-fraction", type=_fraction, default=0.2,
+    parser.add_argument("--loss-fraction", type=_FRACTION, default=0.2,
                         help="with --baseline: count the topics more than this fraction below "
                         "the baseline's value, beside wins, losses and ties (default 0.2: "
                         "loss_gt_20)")
@@ -266,10 +215,10 @@ def _add_evaluate(sub) -> None:
                     help="a topic the qrels score but a run lacks: left out of the run's means "
                     "(skip, the tools' default) or scored 0 (zero, their -c)")
     ev.add_argument("--baseline", help="one of the runs (by name or path) or another run file")
-    ev.add_argument("--alpha", nargs="+", type=_non_negative("alpha"), default=list(DEFAULT_ALPHAS),
+    ev.add_argument("--alpha", nargs="+", type=_NON_NEGATIVE, default=list(DEFAULT_ALPHAS),
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10): the summary's "
                     "columns and the by-alpha figures")
-    ev.add_argument("--table-alpha", type=_non_negative("--table-alpha"),
+    ev.add_argument("--table-alpha", type=_NON_NEGATIVE,
                     help="the alpha of the paper's LaTeX table (--format latex) and of the "
                     "TR/TJ figures (--figure), so that one command draws the curves over --alpha "
                     "and sets the table at another (default: the last --alpha)")
@@ -296,9 +245,9 @@ def _add_evaluate(sub) -> None:
     ev.add_argument("--caption", help="latex: the table's caption, plain text (LaTeX's special "
                     "characters are escaped; default: says what it shows)")
     ev.add_argument("--label", help="latex: the table's \\label")
-    ev.add_argument("--max-label", type=_positive_int, default=4,
+    ev.add_argument("--max-label", type=_POSITIVE_INT, default=4,
                     help="ERR's highest grade (default 4)")
-    ev.add_argument("--jobs", type=_positive_int,
+    ev.add_argument("--jobs", type=_POSITIVE_INT,
                     help="runs read and evaluated in this many processes (default: one per "
                     "usable CPU core, at most one per run, and one for runs of less than "
                     f"{trec.PARALLEL_FROM_BYTES / 1e6:g} MB in all)")
@@ -317,7 +266,7 @@ def _add_risk(sub) -> None:
         "with --baseline URisk, TRisk, its p-value, and ZRisk/GeoRisk against that single "
         "baseline (the same paper's Table 4).")
     rk.add_argument("scores", help="the per-topic CSV")
-    rk.add_argument("--alpha", nargs="+", type=_non_negative("alpha"), default=list(DEFAULT_ALPHAS),
+    rk.add_argument("--alpha", nargs="+", type=_NON_NEGATIVE, default=list(DEFAULT_ALPHAS),
                     help="risk sensitivities alpha >= 0 (default 0 1 5 10)")
     rk.add_argument("--baseline", help="a system of the table")
     rk.add_argument("--measure", help="with evaluate --per-topic output: the measure column")
@@ -349,26 +298,26 @@ def _add_power(sub) -> None:
     pw.add_argument("--measure", help="the measure: with --qrels evaluated (default ndcg@20); "
                     "with evaluate --per-topic output, its column")
     pw.add_argument("--baseline", required=True, help="the run the others are compared to")
-    pw.add_argument("--alpha", nargs="+", type=_non_negative("alpha"), default=[0.0, 5.0],
+    pw.add_argument("--alpha", nargs="+", type=_NON_NEGATIVE, default=[0.0, 5.0],
                     help="risk sensitivities alpha >= 0 (default 0 5)")
     pw.add_argument("--difference", type=float,
                     help="a difference of interest (in the measure's units, of x_q at each "
                     "alpha): the topics needed to detect it, beside the observed one's")
-    pw.add_argument("--power", type=_fraction, default=0.8, help="the power (default 0.8)")
-    pw.add_argument("--level", type=_fraction, default=0.05,
+    pw.add_argument("--power", type=_FRACTION, default=0.8, help="the power (default 0.8)")
+    pw.add_argument("--level", type=_FRACTION, default=0.05,
                     help="the two-sided level (default 0.05)")
     pw.add_argument("--correction", choices=("bonferroni", "holm"),
                     help="the level divided by the number of runs compared (Holm bounded by "
                     "Bonferroni, its strictest step)")
-    pw.add_argument("--confidence", type=_fraction, default=0.95,
+    pw.add_argument("--confidence", type=_FRACTION, default=0.95,
                     help="the intervals' confidence (default 0.95)")
-    pw.add_argument("--pilot-resamples", type=_positive_int, default=2000,
+    pw.add_argument("--pilot-resamples", type=_POSITIVE_INT, default=2000,
                     help="the topics resampled this many times, seeded: for the intervals and "
                     "for needed_resampled (default 2000)")
     pw.add_argument("--simulate", action="store_true",
                     help="add needed_resampled's interval, the sign test and the "
                     "randomisation test, by simulation")
-    pw.add_argument("--draws", type=_positive_int,
+    pw.add_argument("--draws", type=_POSITIVE_INT,
                     help="with --simulate: seeded draws per size, and bootstrap pilots for "
                     "needed_resampled's interval (default 200)")
     _add_output_options(pw)
@@ -393,7 +342,7 @@ def _add_experiment(sub) -> None:
         cmd.add_argument("--out", help="output folder (default: runs/NAME)")
         if name == "run":
             cmd.epilog_from = _objective_keys_help
-            cmd.add_argument("--jobs", type=_positive_int,
+            cmd.add_argument("--jobs", type=_POSITIVE_INT,
                              help="units trained in parallel: 1 trains them in this process; "
                              "N > 1 on a local Dask cluster of N single-threaded worker "
                              "processes started for the run, each holding the data (extra: "
@@ -404,7 +353,7 @@ def _add_experiment(sub) -> None:
                              help="train the units on the Dask cluster at this scheduler "
                              "address (e.g. tcp://10.0.0.5:8786); each worker loads the data "
                              "once, this process writes every unit's file as it arrives")
-            cmd.add_argument("--wait-for-workers", type=_non_negative("the seconds to wait"),
+            cmd.add_argument("--wait-for-workers", type=_NON_NEGATIVE,
                              default=0.0, metavar="SECONDS",
                              help="with --scheduler: wait up to this long for the cluster's "
                              "first worker (default 0: a cluster without workers is refused "
@@ -434,7 +383,7 @@ def _add_active(sub) -> None:
                        "train the relevance model on; default: a uniform model")
     ac.add_argument("--relevance-model", choices=("multiclass", "ordinal"), default="multiclass",
                     help="kind of relevance model trained on --relevance-data")
-    ac.add_argument("--grades", type=_positive_int, help="number of grades G (default: highest "
+    ac.add_argument("--grades", type=_POSITIVE_INT, help="number of grades G (default: highest "
                     "label + 1)")
     ac.add_argument("--measure", default="dcg",
                     help=f"the measure to estimate: {', '.join(registry.active_measures())}, "
@@ -445,16 +394,16 @@ def _add_active(sub) -> None:
                     help=f"the measure's conventions (gain, discount, ties), those of "
                          f"{', '.join(CONVENTIONS)}; default: the library's (exponential gain, "
                          "log2 discount)")
-    ac.add_argument("--k", type=_cutoff, default=10, help="cut-off, or 'all' (default 10)")
-    ac.add_argument("--budget", nargs="+", type=_positive_float, required=True,
+    ac.add_argument("--k", type=_CUTOFF, default=10, help="cut-off, or 'all' (default 10)")
+    ac.add_argument("--budget", nargs="+", type=_POSITIVE, required=True,
                     help="labelling budget(s) in mean-query costs")
     ac.add_argument("--doc-cost", help="file of per-document labelling costs (one per line; "
                     "default: 1 each)")
-    ac.add_argument("--n-features", type=_positive_int, help="number of feature columns")
+    ac.add_argument("--n-features", type=_POSITIVE_INT, help="number of feature columns")
     ac.add_argument("--passive", action="store_true", help="sample uniformly instead")
     ac.add_argument("--simulate", action="store_true",
                     help="repeat the sampling on a fully labelled pool and report errors")
-    ac.add_argument("--repetitions", type=_positive_int, default=1000,
+    ac.add_argument("--repetitions", type=_POSITIVE_INT, default=1000,
                     help="repetitions per budget and method with --simulate (default 1000)")
     ac.add_argument("--figure", metavar="FILE",
                     help="with --simulate: write each method's error against budget to FILE, "

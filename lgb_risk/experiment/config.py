@@ -21,6 +21,7 @@ from pathlib import Path
 from lgb_risk import measures as registry
 from lgb_risk._inputs.parameters import Bounds, OneOf, declared, parameter
 from lgb_risk._inputs.validation import check_number
+from lgb_risk._training.training_set import DEFAULT_CUTOFF, default_target
 from lgb_risk.objectives import OBJECTIVES, TARGET_MEASURES
 from lgb_risk.plots import FIGURE_FORMATS
 from lgb_risk.significance import CORRECTIONS
@@ -164,7 +165,8 @@ class EvaluationConfig:
 
     k: int | None = parameter(None, check=Bounds(integer=True, minimum=1, optional=True),
                               doc="NDCG@k: the one measure, when ``measures`` is not given "
-                                  "(neither given: NDCG@10).")
+                                  f"(neither given: NDCG@{DEFAULT_CUTOFF}, the objectives' "
+                                  "default target).")
     measures: tuple[str, ...] | None = parameter(
         None, kind="list of str", check=_measures,
         doc="The measures reported (:mod:`lgb_risk.measures`), e.g. [\"ndcg@10\", "
@@ -172,8 +174,7 @@ class EvaluationConfig:
 
     def reported(self) -> tuple[str, ...]:
         """The measures reported, as written: ``measures``, or NDCG@k."""
-        return (tuple(self.measures) if self.measures
-                else (f"ndcg@{10 if self.k is None else self.k}",))
+        return tuple(self.measures) if self.measures else (default_target(self.k),)
 
 
 @dataclasses.dataclass(frozen=True)
