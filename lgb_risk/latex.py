@@ -18,6 +18,7 @@ import math
 import numbers
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from lgb_risk._inputs.validation import check_choice
@@ -223,6 +224,54 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     (:func:`estimated_width`, in ACM sigconf's 9-pt Times) fits one column of
     :data:`WIDTHS_PT`, else ``table*``.
     """
+    rows = _checked_rows(table, decimals=decimals, level=level, digits=digits, marks=marks,
+                         directional=directional, placement=placement)
+    names = list(table)
+    base_rows = {r for r, row in enumerate(rows) if baseline is not None and names
+                 and str(row[0]) == str(baseline)}
+    measures = {str(value) for value in table.get("measure", [])}
+    measures |= {name for name in names if _field(name)[1] is None and "@" in name}
+    group_by = [i for i, name in enumerate(names) if name in ("measure", "alpha")]
+    directions = {name: (better or {}).get(name) or _direction(name, measures) for name in names}
+    daggers, correction = _significant_trisk(names, rows, level)
+    marked, explained = _marked_cells(names, rows, level, daggers, marks, directional)
+    if directional and directional_meaning:
+        explained.append(rf"$\blacktriangle$/$\blacktriangledown$: {directional_meaning}, "
+                         rf"$p < {level:g}$.")
+    cells = _Cells(names, rows, base_rows, decimals, digits or {},
+                   _best_cells(names, rows, base_rows, group_by, directions), marked)
+    header_cells = [(headers or {}).get(name) or column_header(name) for name in names]
+    body_cells = [[cells.text(r, c) for c in range(len(names))] for r in range(len(rows))]
+    body = [" & ".join(row) + r" \\" for row in body_cells]
+    if len(base_rows) == 1 and not group_by:  # the baseline first, ruled off the runs
+        (base_row,) = base_rows
+        body = [body[base_row], r"\midrule", *body[:base_row], *body[base_row + 1:]]
+    legend = [caption] if caption else []
+    if any(directions.values()):
+        legend.append("Bold: the best value of each column" + (" for each measure and $\\alpha$"
+                                                               if group_by else "")
+                      + (" among the runs compared to the baseline" if base_rows else "")
+                      + ".")
+    if daggers:
+        how = (f", {CORRECTIONS.get(correction, correction)}-corrected over the runs compared "
+               "to the baseline" if correction else ", uncorrected")
+        legend.append(rf"$\blacktriangle$/$\blacktriangledown$ on TRisk: significantly "
+                      rf"better/worse than the baseline by {TESTS[test]}, "
+                      rf"$p < {level:g}${how}.")
+    legend += explained
+    width = estimated_width([header_cells, *body_cells], header_groups)
+    wide = placement == "page" or (placement == "auto" and width > WIDTHS_PT["column"])
+    numeric = [any(_number(row[c]) is not None for row in rows) for c in range(len(names))]
+    return _environment(
+        "table*" if wide else "table", width, caption, label, legend,
+        spec="".join("r" if is_number else "l" for is_number in numeric),
+        rows=[*_heading(header_cells, header_groups), *body],
+        amssymb=bool(directional or daggers))
+
+
+def _checked_rows(table, *, decimals, level, digits, marks, directional, placement) -> list:
+    """The table's rows (tuples in column order), its arguments checked: one value per row in
+    every column, the level, the decimals, the marks' p-values and the placement."""
     check_choice(placement, "placement", ("auto", "column", "page"))
     names = list(table)
     lengths = {name: len(table[name]) for name in names}
@@ -247,16 +296,15 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     for name in names:
         if _field(name)[0].startswith("trisk_p"):
             _check_p_values(table[name], f"column {name!r}")
-    rows = list(zip(*(list(table[name]) for name in names)))
-    base_rows = {r for r, row in enumerate(rows) if baseline is not None and names
-                 and str(row[0]) == str(baseline)}
-    measures = {str(value) for value in table.get("measure", [])}
-    measures |= {name for name in names if _field(name)[1] is None and "@" in name}
-    group_by = [i for i, name in enumerate(names) if name in ("measure", "alpha")]
+    return list(zip(*(list(table[name]) for name in names)))
+
+
+def _best_cells(names, rows, base_rows, group_by, directions) -> set:
+    """The (row, column) cells in bold: each directed column's best value within each group of
+    rows of one measure and α (the baseline's rows left out)."""
     groups: dict = {}
     for r, row in enumerate(rows):
         groups.setdefault(tuple(row[i] for i in group_by), []).append(r)
-    directions = {name: (better or {}).get(name) or _direction(name, measures) for name in names}
     bold: set = set()
     for c, name in enumerate(names):
         direction = directions[name]
@@ -268,9 +316,14 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
             if values:
                 best = (max if direction == "higher" else min)(v for v, _ in values)
                 bold |= {(r, c) for v, r in values if v == best}
-    daggers, correction = _significant_trisk(names, rows, level)
+    return bold
+
+
+def _marked_cells(names, rows, level, daggers, marks, directional) -> tuple[dict, list]:
+    """The marks of each (row, column) cell — ▲/▼ on a significant TRisk, a test's symbol, a
+    directional ▲/▼ — and the legend's sentence for each test's symbol."""
     marked: dict = {(r, c): [r"\blacktriangle" if float(rows[r][c]) > 0 else
-                             r"\blacktriangledown"] for r, c in daggers}  # (row, col) -> marks
+                             r"\blacktriangledown"] for r, c in daggers}
     explained = []
     symbols: dict = {}  # one mark per test: columns tested alike share it
     for name, (p_values, meaning) in (marks or {}).items():
@@ -289,42 +342,58 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
             if _number(p) is not None and float(p) < level and _number(sign):
                 marked.setdefault((r, c), []).append(
                     r"\blacktriangle" if float(sign) > 0 else r"\blacktriangledown")
-    if directional and directional_meaning:
-        explained.append(rf"$\blacktriangle$/$\blacktriangledown$: {directional_meaning}, "
-                         rf"$p < {level:g}$.")
+    return marked, explained
 
-    counts = [_field(name)[0] in ("wins", "losses", "ties", "topics", "missing")
-              or _field(name)[0].startswith("loss_gt_") for name in names]
 
-    def cell(r: int, c: int) -> str:
-        value = rows[r][c]
+@dataclass(frozen=True)
+class _Cells:
+    """How each cell prints: a number with its decimals (counts none), a minus sign as
+    ``$-$``, bold where best, its marks in ``\\rlap`` (no width); text escaped, a missing value
+    ``--``, the baseline's name with ``(baseline)``."""
+
+    names: list
+    rows: list
+    base_rows: set
+    decimals: int
+    digits: Mapping[str, int]
+    bold: set
+    marked: dict
+
+    def text(self, r: int, c: int) -> str:
+        name, value = self.names[c], self.rows[r][c]
         number = _number(value)
         if number is None:
-            text = escape(_shown_value(names[c], value)) if isinstance(value, str) else "--"
-            if c == 0 and r in base_rows:
+            text = escape(_shown_value(name, value)) if isinstance(value, str) else "--"
+            if c == 0 and r in self.base_rows:
                 text += " (baseline)"
-        elif names[c] in (digits or {}):
-            text = f"{number:.{(digits or {})[names[c]]}f}"
-        elif counts[c] or isinstance(value, int):
+        elif name in self.digits:
+            text = f"{number:.{self.digits[name]}f}"
+        elif _is_count(name) or isinstance(value, int):
             text = f"{int(number)}"
         else:
-            text = f"{number:.{decimals}f}"
+            text = f"{number:.{self.decimals}f}"
         if number is not None and text.startswith("-"):
             text = "$-$" + text[1:]
-        if (r, c) in bold:
+        if (r, c) in self.bold:
             text = (r"\textbf{\boldmath " if text.startswith("$") else r"\textbf{") + text + "}"
-        symbols = marked.get((r, c), ())
+        symbols = self.marked.get((r, c), ())
         return text + (r"\rlap{$^{" + "".join(symbols) + "}$}" if symbols else "")
 
-    numeric = [any(_number(row[c]) is not None for row in rows) for c in range(len(names))]
-    spec = "".join("r" if is_number else "l" for is_number in numeric)
-    header_cells = [(headers or {}).get(name) or column_header(name) for name in names]
-    body_cells = [[cell(r, c) for c in range(len(names))] for r in range(len(rows))]
+
+def _is_count(name: str) -> bool:
+    """Whether a column holds counts (printed without decimals)."""
+    field = _field(name)[0]
+    return field in ("wins", "losses", "ties", "topics", "missing") or field.startswith("loss_gt_")
+
+
+def _heading(header_cells: list, header_groups) -> list[str]:
+    """The rules and header rows: the groups' row above the headers (ruled under each group)
+    where given."""
     heading = [r"\toprule"]
     if header_groups:
-        if sum(span for _, span in header_groups) != len(names):
+        if sum(span for _, span in header_groups) != len(header_cells):
             raise ValueError(f"header_groups span {sum(span for _, span in header_groups)} "
-                             f"columns; the table has {len(names)}")
+                             f"columns; the table has {len(header_cells)}")
         cells, rules, start = [], [], 1
         for text, span in header_groups:
             cells.append(text if span == 1 else rf"\multicolumn{{{span}}}{{c}}{{{text}}}")
@@ -332,30 +401,15 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
                 rules.append(rf"\cmidrule(lr){{{start}-{start + span - 1}}}")
             start += span
         heading += [" & ".join(cells) + r" \\", " ".join(rules)]
-    heading += [" & ".join(header_cells) + r" \\", r"\midrule"]
-    body = [" & ".join(row) + r" \\" for row in body_cells]
-    if len(base_rows) == 1 and not group_by:  # the baseline first, ruled off the runs
-        (base_row,) = base_rows
-        body = [body[base_row], r"\midrule", *body[:base_row], *body[base_row + 1:]]
-    legend = [caption] if caption else []
-    if any(directions.values()):
-        legend.append("Bold: the best value of each column" + (" for each measure and $\\alpha$"
-                                                               if group_by else "")
-                      + (" among the runs compared to the baseline" if base_rows else "")
-                      + ".")
-    if daggers:
-        how = (f", {CORRECTIONS.get(correction, correction)}-corrected over the runs compared "
-               "to the baseline" if correction else ", uncorrected")
-        legend.append(rf"$\blacktriangle$/$\blacktriangledown$ on TRisk: significantly "
-                      rf"better/worse than the baseline by {TESTS[test]}, "
-                      rf"$p < {level:g}${how}.")
-    legend += explained
-    width = estimated_width([header_cells, *body_cells], header_groups)
-    wide = placement == "page" or (placement == "auto" and width > WIDTHS_PT["column"])
-    environment = "table*" if wide else "table"
+    return heading + [" & ".join(header_cells) + r" \\", r"\midrule"]
+
+
+def _environment(environment, width, caption, label, legend, *, spec, rows, amssymb) -> str:
+    """The table environment around the tabular's ``rows``: the packages it needs and its width
+    in a comment, the caption above (ACM's style) and the legend's notes under it."""
     packages = r"\usepackage{booktabs}" + (
         r" (and amssymb for $\blacktriangle$, except under acmart, whose fonts have it)"
-        if directional or daggers else "")
+        if amssymb else "")
     lines = [rf"% needs {packages}; about {width:.0f} pt wide (ACM sigconf: a "
              f"column {WIDTHS_PT['column']:.0f} pt, the page {WIDTHS_PT['page']:.0f} pt)",
              rf"\begin{{{environment}}}", r"\centering"]
@@ -367,8 +421,7 @@ def latex_table(table: Mapping[str, Sequence[Any]], *, decimals: int = 4, level:
     if label:
         lines.append(rf"\label{{{label}}}")
     lines += [rf"\setlength{{\tabcolsep}}{{{_TABCOLSEP_PT:g}pt}}",
-              rf"\begin{{tabular}}{{{spec}}}", *heading, *body, r"\bottomrule",
-              r"\end{tabular}"]
+              rf"\begin{{tabular}}{{{spec}}}", *rows, r"\bottomrule", r"\end{tabular}"]
     if notes:
         lines += [r"\par\smallskip", r"{\footnotesize " + " ".join(notes) + r"\par}"]
     lines.append(rf"\end{{{environment}}}")

@@ -3,10 +3,14 @@
 Modules of ``lgb_risk`` over 600 lines, ``objectives.py``'s length and its ``LambdaMART`` class's,
 the pair loop's (``_query_lambdas``, with its decorator and docstring, and its code alone), the
 circles of the package's import graph (imports under ``if TYPE_CHECKING`` left out, since they
-never run), private scikit-learn imports, experiments importing private modules, and circles
-between the scripts. Run it at two commits to compare them:
+never run), private scikit-learn imports, experiments importing private modules, circles
+between the scripts; the package's root (its modules, the private ones among them) and the
+package drawn as rooms (a root module or a sub-package each) on floors, with the arrows between
+them; the files and definitions GeoRisk's gradient call names, followed through the imports;
+the ways a parameter is declared and the places one more ``RiskRanker`` parameter is written;
+the longest functions. Run it at two commits to compare them:
 
-    python scripts/code_counts.py 413c04f
+    python scripts/code_counts.py e8caa20
     python scripts/code_counts.py HEAD
 """
 
@@ -81,6 +85,91 @@ def _private_names(source: str, package: str) -> set[str]:
     return found
 
 
+class _Module:
+    """A module's top-level definitions (functions and classes, with their methods) and the
+    names its imports bind (to a module, or to a name of a module)."""
+
+    def __init__(self, name: str, source: str, modules: set[str]):
+        self.name = name
+        self.definitions: dict[str, ast.AST] = {}
+        self.bound: dict[str, tuple[str, str | None]] = {}
+        package = name if name in {m.rsplit(".", 1)[0] for m in modules} else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in modules:
+                        self.bound[alias.asname or alias.name.split(".")[0]] = (alias.name, None)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                base = node.module if node.level == 0 else ".".join(
+                    [*package.split(".")[:len(package.split(".")) - node.level + 1], node.module])
+                for alias in node.names:
+                    whole = f"{base}.{alias.name}"
+                    self.bound[alias.asname or alias.name] = ((whole, None) if whole in modules
+                                                              else (base, alias.name))
+        for node in ast.parse(source).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                self.definitions[node.name] = node
+
+
+def _gradient_path(package: dict[str, str], objective: str = "GeoRisk") -> tuple[set, set]:
+    """The files and definitions a fix of ``objective``'s gradient reads: from the gradient
+    call (``gradients``, found on the objective's classes) every function, method and class it
+    names, followed through the imports (``self.NAME`` on the objective's classes), within the
+    package. Returns (files, definitions)."""
+    modules = {path[:-3].replace("/", ".").removesuffix(".__init__"): path for path in package}
+    parsed = {name: _Module(name, package[path], set(modules)) for name, path in modules.items()}
+
+    def resolve(module: str, name: str) -> tuple[str, str] | None:
+        for _ in range(5):  # re-exports: follow a name bound by an import
+            if module not in parsed:
+                return None
+            if name in parsed[module].definitions:
+                return module, name
+            target = parsed[module].bound.get(name)
+            if target is None or target[1] is None:
+                return None
+            module, name = target
+        return None
+
+    def bases(found: tuple[str, str]) -> list[tuple[str, str]]:
+        node = parsed[found[0]].definitions[found[1]]
+        out = [found]
+        for base in getattr(node, "bases", []):
+            if isinstance(base, ast.Name) and (up := resolve(found[0], base.id)):
+                out += bases(up)
+        return out
+
+    start = resolve("lgb_risk.objectives", objective)
+    assert start is not None
+    classes = bases(start)
+    methods = {item.name: (module, cls, item) for module, cls in reversed(classes)
+               for item in parsed[module].definitions[cls].body
+               if isinstance(item, ast.FunctionDef)}
+    seen: set = set()
+    todo = [methods["gradients"]]
+    while todo:
+        module, owner, node = todo.pop()
+        key = (module, f"{owner}.{node.name}" if owner else node.name)
+        if key in seen:
+            continue
+        seen.add(key)
+        for inner in ast.walk(node):
+            found = None
+            if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name):
+                if inner.value.id == "self" and inner.attr in methods:
+                    todo.append(methods[inner.attr])
+                    continue
+                target = parsed[module].bound.get(inner.value.id)
+                if target and target[1] is None:
+                    found = resolve(target[0], inner.attr)
+            elif isinstance(inner, ast.Name):
+                found = resolve(module, inner.id)
+            if found and found != (module, getattr(node, "name", None)):
+                definition = parsed[found[0]].definitions[found[1]]
+                todo.append((found[0], None, definition))
+    return {module for module, _ in seen}, seen
+
+
 def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan)."""
     index: dict[str, int] = {}
@@ -145,7 +234,81 @@ def counts(commit: str) -> list[str]:
     pairs = sorted({tuple(sorted((a, b))) for a, imported in scripts.items() for b in imported
                     if b in scripts and b != a and a in scripts[b]})
     out.append(f"circles between scripts: {pairs or 'none'}")
+    out += _house(package, graph)
+    path_files, path_definitions = _gradient_path(package)
+    out.append(f"GeoRisk's gradient path (the definitions named from its gradients call, "
+               f"followed through the imports): {len(path_files)} files, "
+               f"{len(path_definitions)} definitions")
+    out += _parameter_sites(package)
+    longest = sorted(((n, f"{path}: {name}") for path, text in package.items()
+                      for name, (n, _) in _lengths(text).items()), reverse=True)[:5]
+    out.append("longest functions and classes: " + "; ".join(f"{where} {n}"
+                                                             for n, where in longest))
+    functions = sorted(((n, f"{path}: {name}") for path, text in package.items()
+                        for name, (n, _) in _function_lengths(text).items()), reverse=True)
+    out.append("longest functions: " + "; ".join(f"{where} {n}" for n, where in functions[:5]))
     return out
+
+
+def _function_lengths(source: str) -> dict[str, tuple[int, int]]:
+    """``_lengths`` of the functions and methods alone (a class's length is its methods')."""
+    functions = {node.name for node in ast.walk(ast.parse(source))
+                 if isinstance(node, ast.FunctionDef)}
+    return {name: n for name, n in _lengths(source).items() if name in functions}
+
+
+def _house(package: dict[str, str], graph: dict[str, set[str]]) -> list[str]:
+    """The package drawn as rooms: each module at the root one room, each sub-package one room
+    (its modules inside); an arrow where a room imports another; a room's floor is one above
+    the highest floor it imports (floor 1 imports no other room)."""
+    paths = {path[:-3].replace("/", ".").removesuffix(".__init__"): path for path in package}
+
+    def room(module: str) -> str:
+        parts = paths[module].split("/")
+        return "/".join(parts[:2]) + ("/" if len(parts) > 2 else "")
+
+    root = sorted(path for path in package if path.count("/") == 1)
+    private = [path for path in root if Path(path).name.startswith("_")
+               and Path(path).name not in ("__init__.py", "__main__.py")]
+    rooms = {room(module) for module in graph}
+    arrows = {(room(a), room(b)) for a, targets in graph.items() for b in targets
+              if room(a) != room(b)}
+    floors: dict[str, int] = {}
+
+    def floor(name: str, trail: tuple = ()) -> int:
+        if name in trail:
+            return 0  # a circle: counted apart
+        if name not in floors:
+            below = [floor(b, (*trail, name)) for a, b in arrows if a == name]
+            floors[name] = 1 + max(below, default=0)
+        return floors[name]
+
+    for name in rooms:
+        floor(name)
+    return [f"root of lgb_risk: {len(root)} modules, {len(private)} of them private",
+            f"rooms (a root module or a sub-package): {len(rooms)}, on "
+            f"{max(floors.values(), default=0)} floors, {len(arrows)} arrows between them"]
+
+
+def _parameter_sites(package: dict[str, str]) -> list[str]:
+    """How parameters are declared: the dialects found (records, tables of bounds, argparse
+    types written by hand), and the places one more parameter of RiskRanker is written."""
+    sklearn = package.get("lgb_risk/sklearn.py", "")
+    cli = "".join(text for path, text in package.items() if path.startswith("lgb_risk/cli/"))
+    hand_types = len(re.findall(r"^def _\w+\(text: str\)|^def _non_negative", cli, re.M))
+    dialects = ["Parameter records"] + (["RiskRanker's tables of bounds and types"]
+                                        if "_BOUNDS" in sklearn else []) + (
+        [f"{hand_types} argparse types written by hand"] if hand_types else [])
+    name = "early_stopping_rounds"  # a parameter of the estimator's own, as any other
+    sites = [bool(re.search(rf"^\s+.*\b{name}: int \| None = None", sklearn, re.M)),
+             f"self.{name} = {name}" in sklearn,
+             bool(re.search(rf'"{name}": \(', sklearn)) or f'Parameter("{name}"' in sklearn,
+             bool(re.search(rf"^    {name} : ", sklearn, re.M)),
+             "inspect.signature" in sklearn]
+    return [f"parameter dialects: {len(dialects)} ({'; '.join(dialects)})",
+            f"places written to add a RiskRanker parameter: {sum(sites)} (signature, stored, "
+            "declared, docstring entry, read from the signature: "
+            f"{', '.join('yes' if site else 'no' for site in sites)})"]
 
 
 def main() -> None:
