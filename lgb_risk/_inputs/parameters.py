@@ -201,10 +201,10 @@ FLAG = _Flag()
 class Parameter:
     """One parameter of a measure, an objective or the experiment configuration.
 
-    ``check(value, name)`` raises ValueError for a bad value (None: any value, checked where it
-    is used); ``doc`` is one numpydoc paragraph; ``kind`` is its numpydoc type, by default the
-    text of its check (:class:`Bounds`, :class:`OneOf`, :class:`OfType`, :data:`FLAG`); ``default_text`` states
-    the effective default where ``default`` (None) stands for one chosen at the call (k: the
+    ``check(value, name)`` raises ValueError for a bad value (None: any value, checked where it is
+    used); ``doc`` is one numpydoc paragraph; ``kind`` is its numpydoc type, by default the text of
+    its check (:class:`Bounds`, :class:`OneOf`, :class:`OfType`, :data:`FLAG`); ``default_text``
+    states the effective default where ``default`` (None) stands for one chosen at the call (k: the
     measure's cut-off, else 10), and ``show_default=False`` leaves the default out of the entry.
 
     >>> p = Parameter("p", 0.8, Bounds(minimum=0, maximum=1, above=True, below=True),
