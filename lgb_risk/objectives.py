@@ -56,8 +56,8 @@ Examples
 >>> from lgb_risk import LambdaMART, TFARO
 >>> labels, scores, group = np.array([2, 0, 1, 0]), np.array([0.1, 0.4, 0.3, 0.2]), [4]
 >>> grad, hess = LambdaMART().gradients(scores, labels, group)
->>> risky, _ = TFARO(alpha=5, baseline=[0.9]).gradients(scores, labels, group)
->>> bool(np.all(np.abs(risky) >= np.abs(grad)))
+>>> risk_grad, _ = TFARO(alpha=5, baseline=[0.9]).gradients(scores, labels, group)
+>>> bool(np.all(np.abs(risk_grad) >= np.abs(grad)))
 True
 """
 
@@ -183,7 +183,7 @@ class _RiskSensitive(LambdaMART):
     norm_includes_risk: bool = parameter(
         False, check=FLAG,
         doc="With ``lambdarank_norm``: compute each query's normaliser log2(1 + Σ)/Σ from the "
-            "multiplied pairs (this library's former placement, which cancels most of the "
+            "multiplied pairs (version 0.1's placement, which cancels most of the "
             "emphasis) instead of from LambdaMART's own Σ (default).")
 
     def validate_params(self) -> None:
@@ -407,8 +407,8 @@ class TSARO(_AdaptiveAlpha, OneBaseline):
     >>> from lgb_risk import LambdaMART
     >>> labels, scores, group = np.array([2, 0, 0, 1]), np.array([0.2, 0.1, 0.4, 0.3]), [2, 2]
     >>> plain, _ = LambdaMART().gradients(scores, labels, group)
-    >>> risky, _ = TSARO(alpha=5, baseline=[0.9, 0.1]).gradients(scores, labels, group)
-    >>> (np.abs(risky) / np.abs(plain)).astype(float).round(2).tolist()  # query 1 is below
+    >>> risk_grad, _ = TSARO(alpha=5, baseline=[0.9, 0.1]).gradients(scores, labels, group)
+    >>> (np.abs(risk_grad) / np.abs(plain)).astype(float).round(2).tolist()  # query 1 is below
     [2.35, 2.35, 1.0, 1.0]
     """
 
@@ -447,8 +447,8 @@ class TFARO(TSARO):
     >>> import numpy as np
     >>> labels, scores, group = [2, 0, 1, 0, 1, 0], [0.1, 0.4, 0.3, 0.2, 0.5, 0.6], [4, 2]
     >>> plain, _ = LambdaMART().gradients(scores, labels, group)
-    >>> risky, _ = TFARO(alpha=5, baseline=[0.9, 0.1]).gradients(scores, labels, group)
-    >>> [round(float(np.abs(risky[a:b]).sum() / np.abs(plain[a:b]).sum()), 3)
+    >>> risk_grad, _ = TFARO(alpha=5, baseline=[0.9, 0.1]).gradients(scores, labels, group)
+    >>> [round(float(np.abs(risk_grad[a:b]).sum() / np.abs(plain[a:b]).sum()), 3)
     ...  for a, b in ((0, 4), (4, 6))]  # 1 + α'_q: the query lost to its baseline gets more
     [5.366, 2.963]
     """
@@ -478,8 +478,8 @@ class TStarFARO(_AdaptiveAlpha, SeveralBaselines):
     >>> labels, scores, group = np.array([2, 0, 0, 1]), np.array([0.2, 0.1, 0.4, 0.3]), [2, 2]
     >>> plain, _ = LambdaMART().gradients(scores, labels, group)
     >>> baselines = [[0.9, 0.5], [0.1, 0.3]]  # two baselines, per query
-    >>> risky, _ = TStarFARO(alpha=5, baselines=baselines).gradients(scores, labels, group)
-    >>> bool(np.all(np.abs(risky) >= np.abs(plain)))
+    >>> risk_grad, _ = TStarFARO(alpha=5, baselines=baselines).gradients(scores, labels, group)
+    >>> bool(np.all(np.abs(risk_grad) >= np.abs(plain)))
     True
     """
 
@@ -541,8 +541,8 @@ class GeoRisk(SeveralBaselines):
     >>> labels, scores, group = np.array([2, 0, 0, 1]), np.array([0.2, 0.1, 0.4, 0.3]), [2, 2]
     >>> plain, _ = LambdaMART().gradients(scores, labels, group)
     >>> baselines = [[0.9, 0.5], [0.1, 0.3]]
-    >>> risky, _ = GeoRisk(alpha=5, baselines=baselines).gradients(scores, labels, group)
-    >>> bool(np.all(np.sign(risky) == np.sign(plain)))  # same directions, other weights
+    >>> risk_grad, _ = GeoRisk(alpha=5, baselines=baselines).gradients(scores, labels, group)
+    >>> bool(np.all(np.sign(risk_grad) == np.sign(plain)))  # same directions, other weights
     True
     """
 

@@ -592,9 +592,9 @@ def _documented(cls: type) -> type:
                       for name, c in OBJECTIVES.items())
     doc = fill(cls.__doc__ or "", "{objective names}", textwrap.fill(
         f"A name of :data:`lgb_risk.objectives.OBJECTIVES`: {names}.", 88), cls.__name__)
-    risky = OBJECTIVES["UCRO"]
+    one_baseline = OBJECTIVES["UCRO"]
     for name in ("alpha", "k"):
-        doc = fill(doc, "{" + name + "}", parameter_of(risky, name).entry(), cls.__name__)
+        doc = fill(doc, "{" + name + "}", parameter_of(one_baseline, name).entry(), cls.__name__)
     own = "\n".join(declared_parameter.entry() for declared_parameter in cls._PARAMETERS)
     cls.__doc__ = fill(doc, "{parameters}", own, cls.__name__)
     return cls

@@ -3,7 +3,7 @@
 A risk-sensitive objective multiplies each pair's λ by a risk multiplier m. With LightGBM's
 ``lambdarank_norm`` each query's λs are also rescaled by log2(1 + Σ)/Σ. The intended gradients
 (the default, ``norm_includes_risk=False``) take Σ from LambdaMART's own pairs and multiply each
-normalised pair λ by m; the former placement (``norm_includes_risk=True``) puts m inside Σ.
+normalised pair λ by m; version 0.1's placement (``norm_includes_risk=True``) puts m inside Σ.
 
 Per query q, with |g| summed over the query's documents:
 

@@ -64,7 +64,7 @@ def test_lambdamart_native_equivalence_with_weights_and_params():
 def test_ucro_losses_against_bm25_do_not_grow_with_alpha():
     """MQ2008 Fold 1, BM25 (feature 25) as baseline: training queries whose NDCG@10 falls
     below BM25's after 100 rounds, for α = 0, 1, 5, 10 (measured: 16, 10, 2, 2; with the
-    former placement of the multiplier inside the normaliser's Σ: 16, 12, 12, 11)."""
+    placement of version 0.1, the multiplier inside the normaliser's Σ: 16, 12, 12, 11)."""
     train, _ = _mq2008()
     store = BaselineStore.from_feature(train.X, train.y, train.group, train.query_ids,
                                        letor_feature=25, name="bm25")

@@ -211,7 +211,7 @@ def _objective(cls, alpha, k, base, others, **params):
                                     {"lambdarank_norm": False},
                                     {"lambdarank_norm": False, "norm_includes_risk": True}])
 def test_every_placement_and_normalisation_matches_naive_reference(seed, cls, params):
-    """The former placement (Σ of log2(1 + Σ)/Σ over the multiplied pairs) and Jforests'
+    """Version 0.1's placement (Σ of log2(1 + Σ)/Σ over the multiplied pairs) and Jforests'
     setting (no per-query normalisation) against the reference, for every risk objective."""
     alpha, k = 3.0, 3
     labels, scores, group, model, idcg, base, others = problem(seed, k=k)

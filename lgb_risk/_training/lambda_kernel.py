@@ -89,7 +89,7 @@ class LambdaConstants(NamedTuple):
     sigmoid: float
     truncation: int  # T: a pair needs one document at a position < T
     norm: bool  # lambdarank_norm
-    norm_includes_risk: bool  # Σ of log2(1 + Σ)/Σ sums multiplied pairs (former placement)
+    norm_includes_risk: bool  # Σ of log2(1 + Σ)/Σ sums multiplied pairs (version 0.1's)
     exact_sigmoid: bool  # ρ exactly, or from LightGBM's lookup table below
     sigmoid_table: np.ndarray
     sigmoid_low: float
@@ -449,18 +449,14 @@ def err_at_k_of_order(order, offsets, labels, stop_probability, k):
     return out
 
 
-# The pair loop's helpers are inlined into it at numba's level (``inline="always"``). Those called
-# for every pair take scalars (ρ's, the constants' table, the multiplier a pair shares): handed the
-# prefix arrays, ERR's swap change slowed the ERR target's loop, and handed the risk state (even
-# with every other argument a scalar), a helper choosing each pair's multiplier slowed every risk
-# objective several times over (BENCHMARKS.md). The risk state is therefore handed only to the
-# query's helper (:func:`_query_multipliers`) and to the multiplier itself: the loop fills the
-# multipliers by label per upper position (a helper handed the state per upper position slowed the
-# risk objectives on short queries) and calls a pair's own multiplier where
-# :func:`_shared_multiplier`, handed scalars, says the pair has one. Taking every multiplier in the
-# query's helper, the loop then only choosing from a table, keeps the bits but takes the ΔM of each
-# pair within k twice (for its multiplier and for its λ), which slowed U-CRO on short queries
-# (BENCHMARKS.md).
+# The pair loop's two rules (the measurements behind them: BENCHMARKS.md, "The pair loop's
+# helpers, taking scalars (kept)" and the sections on the multipliers after it):
+# 1. A helper the loop calls for every pair is inlined at numba's level (``inline="always"``)
+#    and takes scalars only: handed an array or the risk state, such a helper left LLVM a loop it
+#    optimised worse.
+# 2. The risk state reaches only the query's helper (:func:`_query_multipliers`) and the
+#    multiplier itself (``pair_multiplier``): a pair beyond k shares a multiplier taken once per
+#    upper position and label, and only a pair with both documents within k calls its own.
 
 @nb.njit(cache=True, inline="always")
 def _query_multipliers(by_label, risk, q, lab, k):
@@ -482,11 +478,12 @@ def _query_multipliers(by_label, risk, q, lab, k):
 
 
 @nb.njit(cache=True, inline="always")
-def _shared_multiplier(query_wide, j_within_k, i_upper, beyond_ordered, beyond_misordered,
-                       by_label_j):
-    """The multiplier a pair shares, ``(False, m)``, or ``(True, 0.0)`` where it has its own (both
-    documents within k): the query's, constant over it or with both documents at or beyond k
-    (ΔM = 0), else its upper position's and lower label's (``by_label_j``, else unused)."""
+def _multiplier_if_shared(query_wide, j_within_k, i_upper, beyond_ordered, beyond_misordered,
+                          by_label_j):
+    """``(has_own, m)``: the multiplier m a pair shares, with ``has_own`` False, or
+    ``(True, 0.0)`` where the pair has its own (both documents within k). The shared one is the
+    query's, constant over it or with both documents at or beyond k (ΔM = 0), else its upper
+    position's and lower label's (``by_label_j``, else unused)."""
     if query_wide:
         return False, beyond_ordered if i_upper else beyond_misordered
     if j_within_k:
@@ -542,12 +539,12 @@ def _rho(const, delta_score):
 
 
 @nb.njit(cache=True, inline="always")
-def _pair_lambda(rho, sigmoid, risky, delta, i_upper, norm_includes_risk):
+def _pair_lambda(rho, sigmoid, pair_weight, delta, i_upper, norm_includes_risk):
     """A pair's λ = −σ ρ m|ΔM| and hessian σ² ρ(1 − ρ) m|ΔM| as float32, and the λ that counts
     toward the query's Σ (with or without the multiplier m). The λ is signed for document i:
     the upper document gains it, the lower loses it (x − λ is x + (−λ), bit for bit)."""
-    p_lambda = rho * (-sigmoid * risky)
-    p_hessian = rho * (1.0 - rho) * (sigmoid * sigmoid * risky)
+    p_lambda = rho * (-sigmoid * pair_weight)
+    p_hessian = rho * (1.0 - rho) * (sigmoid * sigmoid * pair_weight)
     counted = p_lambda if norm_includes_risk else rho * (-sigmoid * delta)
     lambda32 = np.float32(p_lambda) if i_upper else -np.float32(p_lambda)
     return lambda32, np.float32(p_hessian), counted
@@ -619,22 +616,22 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
                           if target_err else 0.0)
             delta = (abs(err_change) if target_err
                      else delta_gain * abs(discount_i - discounts[at_j]) * inv)
-            risky = delta
+            pair_weight = delta
             if applies_risk(risk):
-                own, mult = _shared_multiplier(per_query(risk) or i >= k, j < k, i_upper,
-                                               beyond_ordered, beyond_misordered,
-                                               by_label[label_j])
-                if own:  # both documents within k: the pair's own multiplier
+                has_own, mult = _multiplier_if_shared(per_query(risk) or i >= k, j < k,
+                                                      i_upper, beyond_ordered,
+                                                      beyond_misordered, by_label[label_j])
+                if has_own:  # both documents within k: the pair's own multiplier
                     mult = pair_multiplier(risk, q, _target_change(
                         target_err, err_change, gains[at_j] - gain_i, discount_i,
                         discounts[at_j], const.inv_ideal_dcg_at_k[q]), not i_upper)
-                risky = delta * mult
+                pair_weight = delta * mult
             if use_norm:
                 distance = SCORE_EPS + abs(delta_score)
                 delta /= distance
-                risky = risky / distance if applies_risk(risk) else delta
+                pair_weight = pair_weight / distance if applies_risk(risk) else delta
             lambda32, hessian32, counted = _pair_lambda(_rho(const, delta_score), const.sigmoid,
-                                                        risky, delta, i_upper,
+                                                        pair_weight, delta, i_upper,
                                                         const.norm_includes_risk)
             grad_i += lambda32
             grad[at_j] -= lambda32
