@@ -1,8 +1,7 @@
 """Readers for TREC run files and qrels, and for LETOR/SVMlight learning-to-rank files.
 
 Every reader refuses malformed input with a :class:`ValueError` naming the file and the line.
-The LETOR reader, :func:`load_letor` and :class:`LetorData`, is written in
-:mod:`lgb_risk._files.letor` and read from here.
+The LETOR reader (:func:`load_letor`, :class:`LetorData`) is :mod:`lgb_risk._files.letor`'s.
 """
 
 from __future__ import annotations
