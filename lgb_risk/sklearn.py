@@ -211,7 +211,7 @@ class RiskRanker(BaseEstimator):
     def _check_params(self) -> None:
         """Refuse a parameter of the wrong type or out of its bounds, naming it."""
         for declared_parameter in self._PARAMETERS:
-            name, check = declared_parameter.name, declared_parameter.check
+            name, check = str(declared_parameter.name), declared_parameter.check
             value = getattr(self, name)
             if isinstance(check, Bounds) and not (value is None and check.optional):
                 check_scalar(value, name, Integral if check.integer else Real,
@@ -579,7 +579,7 @@ class RiskRanker(BaseEstimator):
         return tags
 
 
-def _documented(cls: type) -> type:
+def _documented(cls: type[RiskRanker]) -> type[RiskRanker]:
     """Fill ``RiskRanker``'s parameter entries: the names of
     :data:`~lgb_risk.objectives.OBJECTIVES`, the objectives' declared ``alpha`` and ``k``, and
     the estimator's own records."""

@@ -95,6 +95,32 @@ def test_bad_weights_are_named_by_position():
             UCRO(alpha=1, baseline=[0.5, 0.5]).gradients(scores, labels, group, weight)
 
 
+def test_a_weight_lightgbm_filled_in_is_warned_about_naming_the_document():
+    """LightGBM replaces a NaN weight by 0 (and inf by a huge number) when it builds the
+    Dataset, before the objective sees it: lightgbm.train then warns, naming the first such
+    document, once per training set; finite, positive weights train in silence. (LGBMRanker
+    refuses a NaN or infinite sample_weight itself.)"""
+    import warnings
+
+    import lightgbm as lgb
+
+    from lgb_risk import LambdaMART
+
+    rng = np.random.default_rng(0)
+    X, labels, group = rng.normal(size=(40, 3)), rng.integers(0, 3, 40), [10, 10, 10, 10]
+    params = {"verbose": -1, "min_data_in_leaf": 2, "num_threads": 1}
+    for given, first in (([1.0] * 7 + [np.nan] + [1.0] * 32, 7),
+                         ([1.0] * 12 + [np.inf] + [1.0] * 27, 12)):
+        data = lgb.Dataset(X, labels, group=group, weight=given, params=params)
+        with pytest.warns(UserWarning, match=rf"first: document {first}, .*NaN weight") as seen:
+            lgb.train({**params, "objective": LambdaMART()}, data, num_boost_round=3)
+        assert sum("document weight" in str(w.message) for w in seen) == 1  # once, not per round
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lgb.train({**params, "objective": LambdaMART()},
+                  lgb.Dataset(X, labels, group=group, weight=np.full(40, 0.5), params=params), 3)
+
+
 def test_label_gain_error_names_the_users_position():
     """The position is the document's place in the input, not in the ranking."""
     labels, scores = np.array([0, 1, 3, 0]), np.array([0.1, 0.9, 0.5, 0.7])

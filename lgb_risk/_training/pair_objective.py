@@ -113,10 +113,11 @@ class PairObjective(abc.ABC):
         """Gradients and hessians for ``lightgbm.train``: ``(preds, Dataset) -> (grad, hess)``.
 
         The Dataset's weights arrive as LightGBM keeps them: it replaces a NaN weight by 0
-        and an infinite one by a large finite number when it builds the Dataset, before any
-        objective sees it (``LGBMRanker`` passes the same built weights to
-        ``sklearn_objective``), so such a weight cannot be refused here; :meth:`gradients`,
-        which gets the weights as given, refuses it."""
+        and an infinite one by a huge finite number when it builds the Dataset, before any
+        objective sees it. Such a weight cannot be refused here, so a training set with a
+        weight of 0 or above 1e30 is warned about at the first call (``LGBMRanker`` refuses a
+        NaN or infinite ``sample_weight`` itself; :meth:`gradients`, which gets the weights as
+        given, refuses them)."""
         return _lightgbm_call(self, preds, train_data)
 
     def sklearn_objective(self, y_true: ArrayLike, y_pred: ArrayLike, weight: ArrayLike,
@@ -124,7 +125,8 @@ class PairObjective(abc.ABC):
         """The objective with LGBMRanker's signature ``(y_true, y_pred, weight, group)``."""
         if group is None:
             raise ValueError(f"{type(self).__name__} needs query groups (fit(..., group=...))")
-        return self.gradients(y_pred, y_true, group, weight)
+        with interruptible():
+            return self._gradients(y_pred, y_true, group, weight, built_by_lightgbm=True)
 
     def xgboost_objective(self, preds: ArrayLike, dtrain: Any) -> tuple[np.ndarray, np.ndarray]:
         """The objective with XGBoost's signature ``(preds, DMatrix) -> (grad, hess)``, for
@@ -184,8 +186,8 @@ class PairObjective(abc.ABC):
         with interruptible():  # Ctrl-C inside a kernel stays a KeyboardInterrupt
             return self._gradients(preds, labels, group, weight)
 
-    def _gradients(self, preds, labels, group, weight):
-        setup = self._setup(labels, group, weight)
+    def _gradients(self, preds, labels, group, weight, built_by_lightgbm=False):
+        setup = self._setup(labels, group, weight, built_by_lightgbm)
         scores = np.asarray(preds, dtype=np.float64)
         if scores.shape != setup.labels.shape:
             raise ValueError(f"predictions have shape {scores.shape}, the training set has "
@@ -272,13 +274,15 @@ class PairObjective(abc.ABC):
         each declared parameter's own check (:mod:`lgb_risk._inputs.parameters`)."""
         validate(self)
 
-    def _setup(self, labels, group, weight) -> TrainingSet:
+    def _setup(self, labels, group, weight, built_by_lightgbm=False) -> TrainingSet:
         """The training set's derived data, made at the first call on it (and kept)."""
         cached = self._setup_cache
         if cached is not None and cached.matches(labels, group, weight):
             return cached
         self.validate_params()
         setup = prepare(self, labels, group, weight)
+        if built_by_lightgbm and setup.weights.size:
+            _warn_of_filled_weights(setup.weights)
         self._prepare_risk(setup)
         self._setup_cache = setup
         return setup
@@ -298,7 +302,29 @@ def _lightgbm_call(objective: Any, preds: Any, train_data: Any) -> tuple[np.ndar
     if group is None:
         raise ValueError(f"{name} needs query groups: build the training Dataset with "
                          "group=... (query sizes)")
-    return objective.gradients(preds, train_data.get_label(), group, train_data.get_weight())
+    with interruptible():
+        return objective._gradients(preds, train_data.get_label(), group,
+                                    train_data.get_weight(), built_by_lightgbm=True)
+
+
+#: A weight above this in a Dataset LightGBM built stands for an infinite one it replaced.
+_HUGE_WEIGHT = 1e30
+
+
+def _warn_of_filled_weights(weights: np.ndarray) -> None:
+    """Warn where the weights of a Dataset LightGBM built hold 0 or a huge number, which is
+    what LightGBM makes of NaN and inf without a word (a weight of 0 given on purpose trains as
+    given)."""
+    filled = np.flatnonzero((weights == 0) | (weights > _HUGE_WEIGHT))
+    if filled.size:
+        first = int(filled[0])
+        warnings.warn(
+            f"{filled.size} document weight(s) of the training Dataset are 0 or above "
+            f"{_HUGE_WEIGHT:g} (first: document {first}, weight {float(weights[first]):g}): "
+            "LightGBM replaces a NaN weight by 0 and an infinite one by a huge number when it "
+            "builds the Dataset, without a word. If yours were NaN or inf, fix them "
+            "(numpy.isfinite) and build the Dataset again; weights of 0 given on purpose "
+            "train as given", UserWarning, stacklevel=4)
 
 
 def _lgbm_ranker(objective: Any, params: dict) -> Any:
