@@ -758,3 +758,26 @@ def test_lambdamart_measures_a_baseline_with_ndcg_at_10_and_make_objective_takes
     made = make_objective("TFARO", baseline=[0.5, 0.5])
     assert (made.alpha, made.k, made.target().label) == (TFARO(baseline=[0.5]).alpha, None,
                                                         "NDCG@10")
+
+
+def test_every_framework_entry_point_goes_through_gradients():
+    """lightgbm.train's call and LGBMRanker's ``sklearn_objective`` reach the objective through
+    its public ``gradients``, so that a subclass overriding it (to count, log or stop, as the
+    distributed tests do) is called by both."""
+    import lightgbm as lgb
+
+    class Counting(LambdaMART):
+        calls = 0  # on the class: LGBMRanker works on a copy of the objective
+
+        def gradients(self, preds, labels, group, weight=None):
+            type(self).calls += 1
+            return super().gradients(preds, labels, group, weight)
+
+    rng = np.random.default_rng(3)
+    X, labels, group = rng.normal(size=(30, 2)), rng.integers(0, 3, 30), [10, 10, 10]
+    params = {"verbose": -1, "min_data_in_leaf": 2, "num_threads": 1}
+    lgb.train({**params, "objective": Counting()}, lgb.Dataset(X, labels, group=group), 3)
+    assert Counting.calls == 3
+    Counting().lgbm_ranker(n_estimators=2, min_child_samples=2, verbose=-1).fit(X, labels,
+                                                                               group=group)
+    assert Counting.calls == 5

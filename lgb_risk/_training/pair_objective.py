@@ -16,6 +16,7 @@ from __future__ import annotations
 import abc
 import copy
 import warnings
+import weakref
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -125,8 +126,7 @@ class PairObjective(abc.ABC):
         """The objective with LGBMRanker's signature ``(y_true, y_pred, weight, group)``."""
         if group is None:
             raise ValueError(f"{type(self).__name__} needs query groups (fit(..., group=...))")
-        with interruptible():
-            return self._gradients(y_pred, y_true, group, weight, built_by_lightgbm=True)
+        return self.gradients(y_pred, y_true, group, weight)
 
     def xgboost_objective(self, preds: ArrayLike, dtrain: Any) -> tuple[np.ndarray, np.ndarray]:
         """The objective with XGBoost's signature ``(preds, DMatrix) -> (grad, hess)``, for
@@ -186,8 +186,8 @@ class PairObjective(abc.ABC):
         with interruptible():  # Ctrl-C inside a kernel stays a KeyboardInterrupt
             return self._gradients(preds, labels, group, weight)
 
-    def _gradients(self, preds, labels, group, weight, built_by_lightgbm=False):
-        setup = self._setup(labels, group, weight, built_by_lightgbm)
+    def _gradients(self, preds, labels, group, weight):
+        setup = self._setup(labels, group, weight)
         scores = np.asarray(preds, dtype=np.float64)
         if scores.shape != setup.labels.shape:
             raise ValueError(f"predictions have shape {scores.shape}, the training set has "
@@ -274,15 +274,13 @@ class PairObjective(abc.ABC):
         each declared parameter's own check (:mod:`lgb_risk._inputs.parameters`)."""
         validate(self)
 
-    def _setup(self, labels, group, weight, built_by_lightgbm=False) -> TrainingSet:
+    def _setup(self, labels, group, weight) -> TrainingSet:
         """The training set's derived data, made at the first call on it (and kept)."""
         cached = self._setup_cache
         if cached is not None and cached.matches(labels, group, weight):
             return cached
         self.validate_params()
         setup = prepare(self, labels, group, weight)
-        if built_by_lightgbm and setup.weights.size:
-            _warn_of_filled_weights(setup.weights)
         self._prepare_risk(setup)
         self._setup_cache = setup
         return setup
@@ -302,9 +300,12 @@ def _lightgbm_call(objective: Any, preds: Any, train_data: Any) -> tuple[np.ndar
     if group is None:
         raise ValueError(f"{name} needs query groups: build the training Dataset with "
                          "group=... (query sizes)")
-    with interruptible():
-        return objective._gradients(preds, train_data.get_label(), group,
-                                    train_data.get_weight(), built_by_lightgbm=True)
+    weight = train_data.get_weight()
+    checked = getattr(objective, "_weights_checked_in", None)
+    if weight is not None and (checked is None or checked() is not train_data):
+        _warn_of_filled_weights(np.asarray(weight))
+        objective._weights_checked_in = weakref.ref(train_data)  # once per Dataset
+    return objective.gradients(preds, train_data.get_label(), group, weight)
 
 
 #: A weight above this in a Dataset LightGBM built stands for an infinite one it replaced.
@@ -324,7 +325,7 @@ def _warn_of_filled_weights(weights: np.ndarray) -> None:
             "LightGBM replaces a NaN weight by 0 and an infinite one by a huge number when it "
             "builds the Dataset, without a word. If yours were NaN or inf, fix them "
             "(numpy.isfinite) and build the Dataset again; weights of 0 given on purpose "
-            "train as given", UserWarning, stacklevel=4)
+            "train as given", UserWarning, stacklevel=3)
 
 
 def _lgbm_ranker(objective: Any, params: dict) -> Any:
