@@ -149,17 +149,19 @@ class OfType:
     optional: bool = False
 
     @property
+    def _names(self) -> str:
+        return " or ".join(kind.__name__ for kind in self.types)
+
+    @property
     def kind(self) -> str:
-        text = " or ".join(kind.__name__ for kind in self.types)
-        return text + (", optional" if self.optional else "")
+        return self._names + (", optional" if self.optional else "")
 
     def __call__(self, value: Any, name: str) -> None:
         if value is None and self.optional:
             return
         if isinstance(value, bool) or not isinstance(value, self.types):
-            names = " or ".join(kind.__name__ for kind in self.types)
-            raise TypeError(f"{name} must be {names}{' or None' if self.optional else ''}, got "
-                            f"{value!r}")
+            raise TypeError(f"{name} must be {self._names}{' or None' if self.optional else ''}, "
+                            f"got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -228,7 +230,7 @@ class Parameter:
         if self.kind is None:
             if not isinstance(self.check, (Bounds, OneOf, OfType, _Flag)):
                 raise TypeError(f"parameter {self.name or ''}: give kind= unless its check "
-                                "states it (Bounds, OneOf, FLAG)")
+                                "states it (Bounds, OneOf, OfType, FLAG)")
             object.__setattr__(self, "kind", self.check.kind)
 
     def validate(self, value: Any, name: str | None = None) -> None:

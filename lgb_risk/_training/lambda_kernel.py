@@ -45,7 +45,7 @@ log2(1 + Σ)/Σ, Σ the query's sum of pair |λ| (``lambdarank_norm``). By defau
 own sum Σ0, without the multipliers, and each pair's λ and hessian are multiplied by m on top of
 that normalisation: a multiplier constant over a query (T-FARO's 1 + α'_q) then scales the
 query's λs by exactly that factor. With ``norm_includes_risk=True`` Σ sums the multiplied pairs,
-as this library first did, and log2(1 + Σ)/Σ cancels most of the emphasis (a query's weight grows
+as version 0.1 did, and log2(1 + Σ)/Σ cancels most of the emphasis (a query's weight grows
 like log2(1 + mΣ0) instead of m·log2(1 + Σ0)).
 """
 

@@ -107,6 +107,8 @@ class PairObjective(abc.ABC):
         #: training set split across machines: which training queries are here, and how to
         #: gather the rest.
         self.shard: ObjectiveShard | None = None
+        #: The lightgbm.Dataset whose weights were last checked (:func:`_warn_of_filled_weights`).
+        self._weights_checked_in: weakref.ref | None = None
 
     # -- entry points --------------------------------------------------------------------------
 
@@ -301,7 +303,7 @@ def _lightgbm_call(objective: Any, preds: Any, train_data: Any) -> tuple[np.ndar
         raise ValueError(f"{name} needs query groups: build the training Dataset with "
                          "group=... (query sizes)")
     weight = train_data.get_weight()
-    checked = getattr(objective, "_weights_checked_in", None)
+    checked = objective._weights_checked_in
     if weight is not None and (checked is None or checked() is not train_data):
         _warn_of_filled_weights(np.asarray(weight))
         objective._weights_checked_in = weakref.ref(train_data)  # once per Dataset
