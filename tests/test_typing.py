@@ -13,8 +13,14 @@ pytest.importorskip("mypy")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_mypy_finds_no_error(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")],
+@pytest.fixture(scope="module")
+def mypy_cache(tmp_path_factory) -> Path:
+    """One mypy cache for this module's runs: the second reads the package from the first's."""
+    return tmp_path_factory.mktemp("mypy_cache")
+
+
+def test_mypy_finds_no_error(mypy_cache):
+    done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(mypy_cache)],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:]
     assert done.stdout.startswith("Success: no issues found")
@@ -60,14 +66,14 @@ def test_every_public_function_is_annotated():
     assert not bare, bare
 
 
-def test_the_top_level_names_are_typed_for_a_type_checker(tmp_path):
+def test_the_top_level_names_are_typed_for_a_type_checker(tmp_path, mypy_cache):
     """``from lgb_risk import UCRO`` is the class to mypy, not ``Any`` (the package loads its
     names on first use): a misspelt keyword and a wrong type are found."""
     script = tmp_path / "uses.py"
     script.write_text("from lgb_risk import UCRO, RiskRanker\n"
                       "UCRO(alpha='five', baselin=None)\n"
                       "RiskRanker(objectiv='UCRO')\n")
-    done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"),
+    done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(mypy_cache),
                            str(script)], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert 'Unexpected keyword argument "baselin" for "UCRO"' in done.stdout, done.stdout
     assert 'Argument "alpha" to "UCRO" has incompatible type "str"' in done.stdout

@@ -288,12 +288,15 @@ def _weighted_z(z, alpha):
     return z if z >= 0.0 else (1.0 + alpha) * z
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def georisk_after(state, q, d):
     """GeoRisk of the model's row if its NDCG on query q changed by d ([GEO] §6).
 
     Local update (default): S' = S + d, T'_q = T_q + d, N' = N + d and only z_q recomputed.
     Exact: every z_j of the model's row recomputed with S' and N'.
+
+    Compiled once and called, not inlined: the multiplier and :func:`georisk_marginal_gains`
+    share it, where inlined into each it was compiled three times (BENCHMARKS.md).
     """
     s2 = state.model_total + d
     n2 = state.grand_total + d
@@ -478,20 +481,6 @@ def _query_multipliers(by_label, risk, q, lab, k):
 
 
 @nb.njit(cache=True, inline="always")
-def _multiplier_if_shared(query_wide, j_within_k, i_upper, beyond_ordered, beyond_misordered,
-                          by_label_j):
-    """``(has_own, m)``: the multiplier m a pair shares, with ``has_own`` False, or
-    ``(True, 0.0)`` where the pair has its own (both documents within k). The shared one is the
-    query's, constant over it or with both documents at or beyond k (ΔM = 0), else its upper
-    position's and lower label's (``by_label_j``, else unused)."""
-    if query_wide:
-        return False, beyond_ordered if i_upper else beyond_misordered
-    if j_within_k:
-        return True, 0.0
-    return False, by_label_j
-
-
-@nb.njit(cache=True, inline="always")
 def _err_swap_change(upper, stop_j, cumulative_j, weight_j, within):
     """The signed change of ERR@k if the documents at positions i < j swapped (the formula of
     :func:`_err_prefixes`): ``upper`` is (R_i, w_i, 1/(1 − R_i), C_{i+1}); ``cumulative_j`` is
@@ -589,6 +578,8 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
         last = min(last, depth)
     else:
         reach_weight = cumulative = np.empty(1)
+    # read once: numba inlines each call of these two, and every copy lengthens the compilation
+    with_risk, query_constant = applies_risk(risk), per_query(risk)
     by_label = np.empty(top_label + 1)
     beyond_ordered, beyond_misordered = _query_multipliers(by_label, risk, q, lab, k)
     sum_lambdas = 0.0
@@ -597,7 +588,7 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
         grad_i, hess_i = grad[i], hess[i]
         upper = ((stop[label_i], reach_weight[i], const.inv_continue[label_i], cumulative[i + 1])
                  if target_err else (0.0, 0.0, 0.0, 0.0))
-        if applies_risk(risk) and not per_query(risk) and i < k:  # i's, per label below k
+        if with_risk and not query_constant and i < k:  # i's, per label below k
             for label in range(by_label.size):  # (NaN: a label not found there)
                 if label != label_i and not np.isnan(by_label[label]):
                     by_label[label] = pair_multiplier(risk, q, _beyond_k_change(
@@ -617,11 +608,12 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
             delta = (abs(err_change) if target_err
                      else delta_gain * abs(discount_i - discounts[at_j]) * inv)
             pair_weight = delta
-            if applies_risk(risk):
-                has_own, mult = _multiplier_if_shared(per_query(risk) or i >= k, j < k,
-                                                      i_upper, beyond_ordered,
-                                                      beyond_misordered, by_label[label_j])
-                if has_own:  # both documents within k: the pair's own multiplier
+            if with_risk:  # the query's multiplier, i's for label_j, or the pair's own
+                if query_constant or i >= k:  # constant over the query, or ΔM = 0 beyond k
+                    mult = beyond_ordered if i_upper else beyond_misordered
+                elif j >= k:
+                    mult = by_label[label_j]
+                else:  # both documents within k
                     mult = pair_multiplier(risk, q, _target_change(
                         target_err, err_change, gains[at_j] - gain_i, discount_i,
                         discounts[at_j], const.inv_ideal_dcg_at_k[q]), not i_upper)
@@ -629,7 +621,7 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
             if use_norm:
                 distance = SCORE_EPS + abs(delta_score)
                 delta /= distance
-                pair_weight = pair_weight / distance if applies_risk(risk) else delta
+                pair_weight = pair_weight / distance if with_risk else delta
             lambda32, hessian32, counted = _pair_lambda(_rho(const, delta_score), const.sigmoid,
                                                         pair_weight, delta, i_upper,
                                                         const.norm_includes_risk)
