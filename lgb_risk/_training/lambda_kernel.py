@@ -462,15 +462,17 @@ def err_at_k_of_order(order, offsets, labels, stop_probability, k):
 #    upper position and label, and only a pair with both documents within k calls its own.
 
 @nb.njit(cache=True, inline="always")
-def _query_multipliers(by_label, risk, q, lab, k):
+def _query_multipliers(by_label, risk, with_risk, query_constant, q, lab, k):
     """What a query's pairs share, taken before its pair loop: the multipliers of an ordered and
     of a mis-ordered pair with both documents at or beyond k (ΔM = 0; where the multiplier is
-    constant over the query, the query's for both); ``by_label`` gets NaN at each label not
-    found at or beyond k, 0 at the others (the pair loop fills those per upper position)."""
-    if per_query(risk):
+    constant over the query, ``query_constant``, the query's for both); ``by_label`` gets NaN at
+    each label not found at or beyond k, 0 at the others (the pair loop fills those per upper
+    position). ``with_risk`` and ``query_constant`` are the state's ``applies_risk`` and
+    ``per_query``, read once by the caller."""
+    if query_constant:
         query_mult = pair_multiplier(risk, q, 0.0, False)
         return query_mult, query_mult
-    if not applies_risk(risk):
+    if not with_risk:
         return 1.0, 1.0
     by_label[:] = np.nan
     for p in range(k, lab.size):
@@ -581,7 +583,8 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     # read once: numba inlines each call of these two, and every copy lengthens the compilation
     with_risk, query_constant = applies_risk(risk), per_query(risk)
     by_label = np.empty(top_label + 1)
-    beyond_ordered, beyond_misordered = _query_multipliers(by_label, risk, q, lab, k)
+    beyond_ordered, beyond_misordered = _query_multipliers(by_label, risk, with_risk,
+                                                           query_constant, q, lab, k)
     sum_lambdas = 0.0
     for i in range(last):
         label_i, gain_i, discount_i, score_i = lab[i], gains[i], discounts[i], sco[i]
