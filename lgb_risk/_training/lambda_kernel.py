@@ -102,6 +102,10 @@ class LambdaConstants(NamedTuple):
     target_err: bool
     stop_probability: np.ndarray  # ERR's R(l) = (2^l − 1) / 2^l_max of each label (ERR target)
     inv_continue: np.ndarray  # 1 / (1 − R(l)) of each label (ERR target)
+    # per query, its highest label: the size of the pair loop's table by label, taken with the
+    # training set (in the pair loop, numpy's max lengthened its compilation and a loop of its
+    # own slowed it: BENCHMARKS.md)
+    highest_label: np.ndarray
 
 
 # ----------------------------------------------------------------------------------------------
@@ -460,19 +464,19 @@ def err_at_k_of_order(order, offsets, labels, stop_probability, k):
 # 2. The risk state reaches only the query's helper (:func:`_query_multipliers`) and the
 #    multiplier itself (``pair_multiplier``): a pair beyond k shares a multiplier taken once per
 #    upper position and label, and only a pair with both documents within k calls its own.
+# A change to the loop is counted (``scripts/bench_gradient_call.py --count``) as well as timed:
+# the code LLVM makes of it moves with small edits (BENCHMARKS.md, "The gradient call counted").
 
 @nb.njit(cache=True, inline="always")
-def _query_multipliers(by_label, risk, with_risk, query_constant, q, lab, k):
+def _query_multipliers(by_label, risk, q, lab, k):
     """What a query's pairs share, taken before its pair loop: the multipliers of an ordered and
     of a mis-ordered pair with both documents at or beyond k (ΔM = 0; where the multiplier is
-    constant over the query, ``query_constant``, the query's for both); ``by_label`` gets NaN at
-    each label not found at or beyond k, 0 at the others (the pair loop fills those per upper
-    position). ``with_risk`` and ``query_constant`` are the state's ``applies_risk`` and
-    ``per_query``, read once by the caller."""
-    if query_constant:
+    constant over the query, the query's for both); ``by_label`` gets NaN at each label not
+    found at or beyond k, 0 at the others (the pair loop fills those per upper position)."""
+    if per_query(risk):
         query_mult = pair_multiplier(risk, q, 0.0, False)
         return query_mult, query_mult
-    if not with_risk:
+    if not applies_risk(risk):
         return 1.0, 1.0
     by_label[:] = np.nan
     for p in range(k, lab.size):
@@ -480,6 +484,20 @@ def _query_multipliers(by_label, risk, with_risk, query_constant, q, lab, k):
     if lab.size <= k:
         return 1.0, 1.0
     return pair_multiplier(risk, q, 0.0, False), pair_multiplier(risk, q, 0.0, True)
+
+
+@nb.njit(cache=True, inline="always")
+def _multiplier_if_shared(query_wide, j_within_k, i_upper, beyond_ordered, beyond_misordered,
+                          by_label_j):
+    """``(has_own, m)``: the multiplier m a pair shares, with ``has_own`` False, or
+    ``(True, 0.0)`` where the pair has its own (both documents within k). The shared one is the
+    query's, constant over it or with both documents at or beyond k (ΔM = 0), else its upper
+    position's and lower label's (``by_label_j``, else unused)."""
+    if query_wide:
+        return False, beyond_ordered if i_upper else beyond_misordered
+    if j_within_k:
+        return True, 0.0
+    return False, by_label_j
 
 
 @nb.njit(cache=True, inline="always")
@@ -569,9 +587,6 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
     """
     cnt, k, discounts, stop = lab.size, const.risk_k, const.discounts, const.stop_probability
     gains, inv, target_err = const.gain_table[lab], const.inv_max_dcg[q], const.target_err
-    top_label = 0  # a loop, not numpy's max, which takes half a second more to compile
-    for p in range(cnt):
-        top_label = max(top_label, lab[p])
     use_norm = const.norm and sco[0] != sco[cnt - 1]
     last, depth = min(cnt - 1, const.truncation), 0
     if target_err:  # a swap below k leaves ERR@k as it is: only pairs with i < k count
@@ -580,18 +595,15 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
         last = min(last, depth)
     else:
         reach_weight = cumulative = np.empty(1)
-    # read once: numba inlines each call of these two, and every copy lengthens the compilation
-    with_risk, query_constant = applies_risk(risk), per_query(risk)
-    by_label = np.empty(top_label + 1)
-    beyond_ordered, beyond_misordered = _query_multipliers(by_label, risk, with_risk,
-                                                           query_constant, q, lab, k)
+    by_label = np.empty(const.highest_label[q] + 1)
+    beyond_ordered, beyond_misordered = _query_multipliers(by_label, risk, q, lab, k)
     sum_lambdas = 0.0
     for i in range(last):
         label_i, gain_i, discount_i, score_i = lab[i], gains[i], discounts[i], sco[i]
         grad_i, hess_i = grad[i], hess[i]
         upper = ((stop[label_i], reach_weight[i], const.inv_continue[label_i], cumulative[i + 1])
                  if target_err else (0.0, 0.0, 0.0, 0.0))
-        if with_risk and not query_constant and i < k:  # i's, per label below k
+        if applies_risk(risk) and not per_query(risk) and i < k:  # i's, per label below k
             for label in range(by_label.size):  # (NaN: a label not found there)
                 if label != label_i and not np.isnan(by_label[label]):
                     by_label[label] = pair_multiplier(risk, q, _beyond_k_change(
@@ -611,12 +623,11 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
             delta = (abs(err_change) if target_err
                      else delta_gain * abs(discount_i - discounts[at_j]) * inv)
             pair_weight = delta
-            if with_risk:  # the query's multiplier, i's for label_j, or the pair's own
-                if query_constant or i >= k:  # constant over the query, or ΔM = 0 beyond k
-                    mult = beyond_ordered if i_upper else beyond_misordered
-                elif j >= k:
-                    mult = by_label[label_j]
-                else:  # both documents within k
+            if applies_risk(risk):
+                has_own, mult = _multiplier_if_shared(per_query(risk) or i >= k, j < k,
+                                                      i_upper, beyond_ordered,
+                                                      beyond_misordered, by_label[label_j])
+                if has_own:  # both documents within k: the pair's own multiplier
                     mult = pair_multiplier(risk, q, _target_change(
                         target_err, err_change, gains[at_j] - gain_i, discount_i,
                         discounts[at_j], const.inv_ideal_dcg_at_k[q]), not i_upper)
@@ -624,7 +635,7 @@ def _query_lambdas(q, lab, sco, grad, hess, const, risk):
             if use_norm:
                 distance = SCORE_EPS + abs(delta_score)
                 delta /= distance
-                pair_weight = pair_weight / distance if with_risk else delta
+                pair_weight = pair_weight / distance if applies_risk(risk) else delta
             lambda32, hessian32, counted = _pair_lambda(_rho(const, delta_score), const.sigmoid,
                                                         pair_weight, delta, i_upper,
                                                         const.norm_includes_risk)

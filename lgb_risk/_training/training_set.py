@@ -226,6 +226,8 @@ def prepare(objective: Any, labels: ArrayLike, group: ArrayLike,
     k = 0 if target is None or target.k is None else int(target.k)
     offsets = offsets_from_group(g)
     narrow = narrow_labels(y)
+    highest = (np.maximum.reduceat(y, offsets[:-1]) if y.size  # no query is empty
+               else np.zeros(0, np.int64))
     discounts = metrics.discounts(int(g.max()))
     truncation = int(objective.lambdarank_truncation_level)
     if target is not None and target.measure.name == "err":
@@ -233,8 +235,7 @@ def prepare(objective: Any, labels: ArrayLike, group: ArrayLike,
         stop = metrics.stopping_probabilities(top + 1, top)  # R(l) of every label
         inv_continue = 1.0 / (1.0 - stop)
         # a query without a document of R > 0 has no pair that changes ERR: skipped
-        has_relevant = np.maximum.reduceat(y, offsets[:-1]) > 0 if y.size else y > 0
-        inv_max_dcg = has_relevant.astype(np.float64)
+        inv_max_dcg = (highest > 0).astype(np.float64)
         inv_ideal_at_k = np.zeros(g.size)
     else:
         stop = inv_continue = np.zeros(0)
@@ -249,6 +250,6 @@ def prepare(objective: Any, labels: ArrayLike, group: ArrayLike,
         exact_sigmoid=bool(objective.exact_sigmoid), sigmoid_table=table, sigmoid_low=low,
         sigmoid_high=high, sigmoid_factor=factor, risk_k=k,
         inv_ideal_dcg_at_k=inv_ideal_at_k, target_err=stop.size > 0,
-        stop_probability=stop, inv_continue=inv_continue)
+        stop_probability=stop, inv_continue=inv_continue, highest_label=highest)
     return TrainingSet(labels=narrow, group=g, offsets=offsets, weights=w, constants=constants,
                        given=tuple(fingerprint(v) for v in (labels, group, weight)))
