@@ -111,11 +111,14 @@ class _Module:
                 self.definitions[node.name] = node
 
 
-def _gradient_path(package: dict[str, str], objective: str = "GeoRisk") -> tuple[set, set]:
+def _gradient_path(package: dict[str, str], objective: str = "GeoRisk",
+                   first_call: bool = True) -> tuple[set, set]:
     """The files and definitions a fix of ``objective``'s gradient reads: from the gradient
     call (``gradients``, found on the objective's classes) every function, method and class it
     names, followed through the imports (``self.NAME`` on the objective's classes), within the
-    package. Returns (files, definitions)."""
+    package. ``first_call=False`` leaves out what only the first call runs, the training set's
+    setup (``self._setup``, made then and kept): the path of every later call, the gradient's
+    formula. Returns (files, definitions)."""
     modules = {path[:-3].replace("/", ".").removesuffix(".__init__"): path for path in package}
     parsed = {name: _Module(name, package[path], set(modules)) for name, path in modules.items()}
 
@@ -157,7 +160,8 @@ def _gradient_path(package: dict[str, str], objective: str = "GeoRisk") -> tuple
             found = None
             if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name):
                 if inner.value.id == "self" and inner.attr in methods:
-                    todo.append(methods[inner.attr])
+                    if first_call or inner.attr != "_setup":
+                        todo.append(methods[inner.attr])
                     continue
                 target = parsed[module].bound.get(inner.value.id)
                 if target and target[1] is None:
@@ -236,9 +240,12 @@ def counts(commit: str) -> list[str]:
     out.append(f"circles between scripts: {pairs or 'none'}")
     out += _house(package, graph)
     path_files, path_definitions = _gradient_path(package)
+    later_files, later_definitions = _gradient_path(package, first_call=False)
     out.append(f"GeoRisk's gradient path (the definitions named from its gradients call, "
                f"followed through the imports): {len(path_files)} files, "
-               f"{len(path_definitions)} definitions")
+               f"{len(path_definitions)} definitions; every call after the first (the "
+               f"training set's setup left out): {len(later_files)} files, "
+               f"{len(later_definitions)} definitions")
     out += _parameter_sites(package)
     longest = sorted(((n, f"{path}: {name}") for path, text in package.items()
                       for name, (n, _) in _lengths(text).items()), reverse=True)[:5]

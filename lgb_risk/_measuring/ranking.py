@@ -2,7 +2,7 @@
 
 Queries are contiguous segments of the flat arrays, delimited by ``offsets``
 (:mod:`lgb_risk._measuring.segments`). The sort runs per segment in a numba kernel, parallel over
-queries (the objectives' re-sort on threads of its own, :mod:`lgb_risk._runtime.query_threads`; the
+queries (the objectives' re-sort on threads of its own, :mod:`lgb_risk._runtime.kernel_calls`; the
 others in numba's parallel loop); it is much faster than ``np.lexsort`` over (query, score) on
 MSLR-shaped data because each query's sort is small (BENCHMARKS.md). Importing this module loads
 numba; :mod:`lgb_risk.metrics` imports it only when it has an order to compute, so that evaluating
@@ -16,7 +16,7 @@ import math
 import numba as nb
 import numpy as np
 
-from lgb_risk._runtime.query_threads import over_queries
+from lgb_risk._runtime.kernel_calls import over_queries
 
 
 def order_array(size: int) -> np.ndarray:

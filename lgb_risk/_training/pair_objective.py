@@ -26,7 +26,7 @@ from lgb_risk import metrics
 from lgb_risk._inputs.parameters import validate
 from lgb_risk._inputs.validation import check_labels
 from lgb_risk._measuring.ranking import dcg_at_k_of_order, document_order, rerank_by_score
-from lgb_risk._runtime.interrupt import interruptible
+from lgb_risk._runtime.kernel_calls import interruptible
 from lgb_risk._training import lambda_kernel as kernel
 from lgb_risk._training import xgboost_gradients
 from lgb_risk._training.training_set import (

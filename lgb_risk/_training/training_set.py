@@ -22,7 +22,7 @@ from lgb_risk import metrics
 from lgb_risk._inputs.validation import check_group, check_labels
 from lgb_risk._measuring.ranking import dcg_at_k_of_order, document_order, rerank_by_score
 from lgb_risk._measuring.segments import offsets_from_group
-from lgb_risk._runtime.query_threads import query_ranges
+from lgb_risk._runtime.kernel_calls import query_ranges
 from lgb_risk._training import lambda_kernel as kernel
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from lgb_risk._runtime.interrupt import caused_by_ctrl_c
+from lgb_risk._runtime.kernel_calls import caused_by_ctrl_c
 from lgb_risk.cli._output import FORMATS, write_output
 from lgb_risk.cli._parser import DEBUG_VARIABLE, EXAMPLES, build_parser
 

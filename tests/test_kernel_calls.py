@@ -9,7 +9,7 @@ import pytest
 
 from lgb_risk._measuring.ranking import document_order, rerank_by_score
 from lgb_risk._measuring.segments import offsets_from_group
-from lgb_risk._runtime import query_threads
+from lgb_risk._runtime import kernel_calls
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -18,7 +18,7 @@ def test_ranges_cover_every_query_once_and_share_the_documents(seed):
     group = rng.integers(0, 50, rng.integers(1, 300))
     offsets = offsets_from_group(group)
     n_ranges = int(rng.integers(1, 20))
-    ranges = query_threads.query_ranges(offsets, n_ranges)
+    ranges = kernel_calls.query_ranges(offsets, n_ranges)
     assert 1 <= len(ranges) <= n_ranges
     assert [r[0] for r in ranges][0] == 0 and ranges[-1][1] == group.size
     assert all(a < b for a, b in ranges)
@@ -29,7 +29,7 @@ def test_ranges_cover_every_query_once_and_share_the_documents(seed):
 
 
 def test_every_query_is_computed_once_on_several_threads(monkeypatch):
-    monkeypatch.setattr(query_threads, "PARALLEL_FROM_DOCUMENTS", 0)
+    monkeypatch.setattr(kernel_calls, "PARALLEL_FROM_DOCUMENTS", 0)
     monkeypatch.setattr(numba, "get_num_threads", lambda: 3)
     offsets = offsets_from_group(np.full(100, 7))
     visits = np.zeros(100, dtype=np.int64)
@@ -39,12 +39,12 @@ def test_every_query_is_computed_once_on_several_threads(monkeypatch):
         with lock:
             out[first:last] += 1
 
-    query_threads.over_queries(kernel, offsets, visits)
+    kernel_calls.over_queries(kernel, offsets, visits)
     assert visits.tolist() == [1] * 100
 
 
 def test_a_failure_in_any_thread_is_raised_once_every_thread_has_ended(monkeypatch):
-    monkeypatch.setattr(query_threads, "PARALLEL_FROM_DOCUMENTS", 0)
+    monkeypatch.setattr(kernel_calls, "PARALLEL_FROM_DOCUMENTS", 0)
     monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
     offsets = offsets_from_group(np.full(40, 5))
     running_before = threading.active_count()
@@ -54,7 +54,7 @@ def test_a_failure_in_any_thread_is_raised_once_every_thread_has_ended(monkeypat
             raise ArithmeticError(f"queries {first}-{last}")
 
     with pytest.raises(ArithmeticError, match="queries [1-9]"):
-        query_threads.over_queries(kernel, offsets)
+        kernel_calls.over_queries(kernel, offsets)
     assert threading.active_count() == running_before
 
 
@@ -64,7 +64,7 @@ def test_the_threaded_re_sort_is_the_stable_sort_of_each_query():
     rng = np.random.default_rng(7)
     group = rng.integers(1, 400, 400)
     offsets = offsets_from_group(group)
-    assert offsets[-1] >= query_threads.PARALLEL_FROM_DOCUMENTS
+    assert offsets[-1] >= kernel_calls.PARALLEL_FROM_DOCUMENTS
     scores = np.round(rng.normal(size=offsets[-1]), 1)  # many ties
     want = np.concatenate([a + np.argsort(-scores[a:b], kind="stable")
                            for a, b in zip(offsets[:-1], offsets[1:])])

@@ -1,4 +1,5 @@
-"""Queries shared out among threads, each running a compiled kernel on ranges of queries.
+"""How the package calls its compiled kernels: on ranges of queries shared out among threads, and
+with Ctrl-C that lands inside one turned back into the interruption it is.
 
 The objectives' re-sort (:func:`lgb_risk._measuring.ranking.rerank_by_score`) is a compiled serial
 loop over a range of queries that releases the GIL (``nogil=True``); :func:`over_queries` runs it on
@@ -12,10 +13,16 @@ way it trained slower at the MSLR-WEB10K shape although its pair loop executes t
 instructions (BENCHMARKS.md): the loop's machine code, re-optimised in its caller's module,
 runs slower outside numba's parallel function. :func:`query_ranges` also splits the
 objectives' setup into pieces of queries.
+
+numba returns from a kernel that Ctrl-C stopped as ``SystemError(CPUDispatcher(...) returned a
+result with an exception set)``, caused by the ``KeyboardInterrupt``: :func:`interruptible` around
+a call, and :func:`caused_by_ctrl_c` where an error is reported, turn it back into the
+interruption it is.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -76,3 +83,24 @@ def over_queries(kernel: Callable[..., None], offsets: np.ndarray, *args: Any) -
             thread.join()
     if failures:
         raise failures[0]
+
+
+def caused_by_ctrl_c(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was caused by, a ``KeyboardInterrupt``."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+@contextlib.contextmanager
+def interruptible():
+    """Raise ``KeyboardInterrupt`` for a ``SystemError`` that Ctrl-C caused inside."""
+    try:
+        yield
+    except SystemError as exc:
+        if caused_by_ctrl_c(exc):
+            raise KeyboardInterrupt from None
+        raise
