@@ -8,9 +8,11 @@ thread that imports lgb_risk from its checkout, makes the objective, calls
 ``--repeats`` times, so that both meet the same load. Each line gives the two medians, their
 ranges and the ratio of the medians (this / other).
 
-Each side's kernels are compiled first into a new numba cache of its own, by the same processes
-in the same order (each case's first call, on 50 queries), so that neither side runs code that an
-earlier process left in its checkout's cache (compiled for another processor, for one).
+Each side's kernels are compiled first, for each case, into a new numba cache of its own, by
+that case's first call (on 50 queries): neither side runs code that an earlier process left in
+its checkout's cache (compiled for another processor, for one), and a case's figures do not
+depend on which cases ran before it (GeoRisk's call counted 1.6% more instructions where
+LambdaMART's first call had compiled the pair kernel: BENCHMARKS.md).
 
 The objectives: LambdaMART, U-CRO, T-FARO and GeoRisk (α = 5, baselines from the BM25 column's
 NDCG@10 and two noisy copies of it), and LambdaMART and U-CRO toward ERR@10.
@@ -205,39 +207,42 @@ def main() -> None:
     args = parser.parse_args()
     if args.count:  # both sides' kernels compiled here, for the processor valgrind presents
         os.environ.update(_valgrind_processor())
-    with tempfile.TemporaryDirectory() as this_cache, tempfile.TemporaryDirectory() as other:
-        sides = {"this": Side(None, this_cache), "other": Side(args.against, other)}
-        for side in sides.values():  # each side's kernels compiled alike, into a new cache
-            for case in args.cases:
+    with tempfile.TemporaryDirectory() as caches:
+        sides = {case: {"this": Side(None, tempfile.mkdtemp(dir=caches)),
+                        "other": Side(args.against, tempfile.mkdtemp(dir=caches))}
+                 for case in args.cases}
+        for case, pair in sides.items():  # each case's kernels compiled by its own first call
+            for side in pair.values():
                 run_worker(side, case, 50, 1)
         if args.count:
-            report_counts(sides, args.cases, args.queries or 300)
+            report_counts(sides, args.queries or 300)
         else:
             report_times(sides, args, args.queries or 3000)
 
 
-def report_times(sides: dict[str, Side], args: argparse.Namespace, queries: int) -> None:
+def report_times(sides: dict[str, dict[str, Side]], args: argparse.Namespace,
+                 queries: int) -> None:
     """Print each case's fastest call on both sides, alternating processes."""
     print(f"gradient call, fastest of {args.calls} in a process, one thread, {queries} "
           f"MSLR-shaped queries; median [min, max] of {args.repeats} alternations, in ms; "
           f"other = {args.against}")
-    for case in args.cases:
-        times: dict[str, list[float]] = {side: [] for side in sides}
+    for case, pair in sides.items():
+        times: dict[str, list[float]] = {side: [] for side in pair}
         for _ in range(args.repeats):
-            for name, side in sides.items():
+            for name, side in pair.items():
                 times[name].append(run_worker(side, case, queries, args.calls))
-        this, other = (statistics.median(times[side]) for side in sides)
+        this, other = (statistics.median(times[side]) for side in pair)
         print(f"  {case:<18} this {this:7.1f} [{min(times['this']):.1f}, "
               f"{max(times['this']):.1f}]  other {other:7.1f} [{min(times['other']):.1f}, "
               f"{max(times['other']):.1f}]  this/other {this / other:.3f}")
 
 
-def report_counts(sides: dict[str, Side], cases: list[str], queries: int) -> None:
+def report_counts(sides: dict[str, dict[str, Side]], queries: int) -> None:
     """Print callgrind's counts of each case on both sides, with their ratio (this / other)."""
     print(f"gradient call, two calls after a warm one under callgrind, one thread, {queries} "
-          f"MSLR-shaped queries; other = {sides['other'].checkout}")
-    for case in cases:
-        this, other = (run_count(side, case, queries) for side in sides.values())
+          f"MSLR-shaped queries; other = {next(iter(sides.values()))['other'].checkout}")
+    for case, pair in sides.items():
+        this, other = (run_count(side, case, queries) for side in pair.values())
         print(f"  {case}")
         for name in this:
             print(f"    {name:<22} this {this[name]:>14,}  other {other[name]:>14,}  "

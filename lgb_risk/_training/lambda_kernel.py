@@ -300,7 +300,10 @@ def georisk_after(state, q, d):
     Exact: every z_j of the model's row recomputed with S' and N'.
 
     Compiled once and called, not inlined: the multiplier and :func:`georisk_marginal_gains`
-    share it, where inlined into each it was compiled three times (BENCHMARKS.md).
+    share it, where inlined into each it was compiled three times, which kept the first
+    training with an empty kernel cache above its target. The call costs GeoRisk's gradient
+    call a little (the reference counts of the state's arrays): BENCHMARKS.md, "GeoRisk's
+    multiplier called or inlined".
     """
     s2 = state.model_total + d
     n2 = state.grand_total + d
