@@ -551,19 +551,20 @@ class GeoRisk(SeveralBaselines):
     delta: str = parameter(
         "local", check=OneOf(("local", "exact")),
         doc="How a pair's ΔGeoRisk is computed: the paper's local update (``\"local\"``) or "
-            'recomputed over all queries (``"exact"``, O(c) per pair: for tests and small data).')
+            'recomputed over all queries (``"exact"``, O(c) per pair: for tests and small data; '
+            "its first training compiles a pair kernel of its own, which numba caches).")
 
     def risk_state(self, model_values: np.ndarray, initial: bool) -> kernel.RiskState:
         alpha = float(self.alpha)
         matrix = np.vstack([model_values, self.baseline_values.T])  # the model's row first
         z = risk.zscores(matrix)[0]
         weighted_z = risk.downside_weighted(z, alpha)
-        state = kernel.GeoRiskState(
+        state_type = kernel.GeoRiskExactState if self.delta == "exact" else kernel.GeoRiskState
+        state = state_type(
             model_values=model_values, column_totals=matrix.sum(axis=0), weighted_z=weighted_z,
             georisk_now=np.zeros(0), model_total=float(model_values.sum()),
             grand_total=float(matrix.sum()), zrisk=float(weighted_z.sum()),
-            n_queries=float(model_values.size), georisk_alpha=alpha, scale=1.0,
-            exact=self.delta == "exact")
+            n_queries=float(model_values.size), georisk_alpha=alpha, scale=1.0)
         georisk_now, gains = kernel.georisk_marginal_gains(kernel.packed(state))
         defined = gains[~np.isnan(gains)]  # NaN where e_q = 0: the slope is infinite there
         scale = float(np.maximum(defined, 0.0).mean()) if defined.size else 0.0

@@ -265,6 +265,9 @@ def _flat_multiplier(state, q, delta_m, misordered):
     return 1.0 + state.alpha[q]
 
 
+_named_tuple: Any = NamedTuple  # a record type made from fields known when the module runs
+
+
 class GeoRiskState(NamedTuple):
     """GeoRisk of the model's row in the matrix of the model's and the baselines' NDCG@k."""
 
@@ -278,7 +281,13 @@ class GeoRiskState(NamedTuple):
     n_queries: float  # c
     georisk_alpha: float  # α
     scale: float  # the multipliers are divided by this (mean marginal gain over queries)
-    exact: bool  # recompute every z (O(c) per pair) instead of the local update
+
+
+#: GeoRisk with every z of the model's row recomputed for a pair's ΔM (O(c) per pair: for tests
+#: and small data): :class:`GeoRiskState`'s fields, another type. It is not a built-in state: the
+#: pair kernel is compiled for it on its own (and cached), so that the exact update's loop and
+#: its call stay out of the kernel every built-in objective runs.
+GeoRiskExactState = _named_tuple("GeoRiskExactState", list(get_type_hints(GeoRiskState).items()))
 
 
 @nb.njit(cache=True, inline="always")
@@ -292,34 +301,60 @@ def _weighted_z(z, alpha):
     return z if z >= 0.0 else (1.0 + alpha) * z
 
 
+@nb.njit(cache=True, inline="always")
+def _georisk_of(model_total, n_queries, zrisk):
+    """GeoRisk = √(S/c · Φ(ZRisk/c)) of a row with sum S and ZRisk over c queries."""
+    return math.sqrt(max(model_total, 0.0) / n_queries * _std_normal_cdf(zrisk / n_queries))
+
+
 @nb.njit(cache=True)
-def georisk_after(state, q, d):
-    """GeoRisk of the model's row if its NDCG on query q changed by d ([GEO] §6).
+def _georisk_local(model_total, grand_total, n_queries, alpha, zrisk, weighted_z_q,
+                   column_total_q, model_value_q, d):
+    """The local update from the state's numbers and query q's: S' = S + d, T'_q = T_q + d,
+    N' = N + d and only z_q recomputed."""
+    s2 = model_total + d
+    n2 = grand_total + d
+    e = s2 * (column_total_q + d) / n2 if n2 > 0.0 else 0.0
+    z = (model_value_q + d - e) / math.sqrt(e) if e > 0.0 else 0.0
+    return _georisk_of(s2, n_queries, zrisk - weighted_z_q + _weighted_z(z, alpha))
 
-    Local update (default): S' = S + d, T'_q = T_q + d, N' = N + d and only z_q recomputed.
-    Exact: every z_j of the model's row recomputed with S' and N'.
 
-    Compiled once and called, not inlined: the multiplier and :func:`georisk_marginal_gains`
-    share it, where inlined into each it was compiled three times, which kept the first
-    training with an empty kernel cache above its target. The call costs GeoRisk's gradient
-    call a little (the reference counts of the state's arrays): BENCHMARKS.md, "GeoRisk's
-    multiplier called or inlined".
-    """
+@nb.njit(cache=True)
+def _georisk_exact(state, q, d):
+    """Every z_j of the model's row recomputed with S' = S + d and N' = N + d: O(c)."""
     s2 = state.model_total + d
     n2 = state.grand_total + d
-    c = state.n_queries
-    if state.exact:
-        zr = 0.0
-        for j in range(state.model_values.size):
-            shift = d if j == q else 0.0
-            e = s2 * (state.column_totals[j] + shift) / n2 if n2 > 0.0 else 0.0
-            z = (state.model_values[j] + shift - e) / math.sqrt(e) if e > 0.0 else 0.0
-            zr += _weighted_z(z, state.georisk_alpha)
-    else:
-        e = s2 * (state.column_totals[q] + d) / n2 if n2 > 0.0 else 0.0
-        z = (state.model_values[q] + d - e) / math.sqrt(e) if e > 0.0 else 0.0
-        zr = state.zrisk - state.weighted_z[q] + _weighted_z(z, state.georisk_alpha)
-    return math.sqrt(max(s2, 0.0) / c * _std_normal_cdf(zr / c))
+    zr = 0.0
+    for j in range(state.model_values.size):
+        shift = d if j == q else 0.0
+        e = s2 * (state.column_totals[j] + shift) / n2 if n2 > 0.0 else 0.0
+        z = (state.model_values[j] + shift - e) / math.sqrt(e) if e > 0.0 else 0.0
+        zr += _weighted_z(z, state.georisk_alpha)
+    return _georisk_of(s2, state.n_queries, zr)
+
+
+def georisk_after(state, q, d):
+    """GeoRisk of the model's row if its NDCG on query q changed by d ([GEO] §6): the local
+    update (:func:`_georisk_local`), or every z recomputed for a :data:`GeoRiskExactState`
+    (:func:`_georisk_exact`), chosen by the state's type when numba compiles the caller.
+
+    Both are compiled once and called: inlined, the multiplier and
+    :func:`georisk_marginal_gains` compiled them three times. The local update is handed
+    numbers only, and the pair kernel of the built-in states holds no call of the exact one:
+    a call handed the state (or its arrays), even one its branch never takes, costs every pair
+    the reference counts of the state's arrays (BENCHMARKS.md, "GeoRisk's multiplier called or
+    inlined").
+    """
+    raise NotImplementedError("georisk_after is called from compiled code only")
+
+
+@overload(georisk_after, inline="always")
+def _georisk_after_for_state_type(state, q, d):
+    if getattr(state, "instance_class", None) is GeoRiskExactState:
+        return lambda state, q, d: _georisk_exact(state, q, d)
+    return lambda state, q, d: _georisk_local(
+        state.model_total, state.grand_total, state.n_queries, state.georisk_alpha,
+        state.zrisk, state.weighted_z[q], state.column_totals[q], state.model_values[q], d)
 
 
 @nb.njit(cache=True, inline="always")
@@ -364,6 +399,12 @@ def _georisk_multiplier(state, q, delta_m, misordered):
     return max(slope, 0.0) / state.scale
 
 
+@multiplier_of(GeoRiskExactState)
+def _georisk_exact_multiplier(state, q, delta_m, misordered):
+    """GeoRisk's multiplier, with ΔGeoRisk recomputed over every query."""
+    return _georisk_multiplier(state, q, delta_m, misordered)
+
+
 #: The library's own risk states, packed into :class:`BuiltinRisk`; the position of each is its
 #: ``kind``.
 BUILT_IN_STATES = (CrossingRisk, FlatRisk, GeoRiskState, NoRisk)
@@ -389,13 +430,14 @@ def _packed_fields() -> tuple[list[tuple[str, type]], dict[str, Any]]:
 _FIELDS, _EMPTY_FIELDS = _packed_fields()
 #: The built-in states in one type (see the module docstring): ``kind`` says which, the fields
 #: of the others are empty.
-_named_tuple: Any = NamedTuple  # a record type made from fields known when the module runs
 BuiltinRisk = _named_tuple("BuiltinRisk", _FIELDS)
 
 
 def packed(state: RiskState) -> Any:
-    """A built-in state as :class:`BuiltinRisk` (arrays made contiguous, so that every state has
-    the one numba type)."""
+    """The state as the compiled code receives it: a built-in state as :class:`BuiltinRisk`
+    (arrays made contiguous, so that every state has the one numba type), any other as it is."""
+    if type(state) not in _KINDS:
+        return state
     fields = dict(_EMPTY_FIELDS)
     for name, value in state._asdict().items():
         fields[name] = (np.ascontiguousarray(value, dtype=np.float64)
@@ -660,8 +702,7 @@ def lambdarank_gradients(ranking, const, risk):
     LightGBM's order exactly, so that with :class:`NoRisk` the result is LightGBM's own. The
     library's state types run the cached kernel; another module's, their own copy.
     """
-    if type(risk) in _KINDS:
-        risk = packed(risk)
+    risk = packed(risk)
     kernel = _FOREIGN_KERNELS.get(type(risk), _cached_kernel)
     # made here: numpy's zeros compiled in the kernel would lengthen its first compilation
     grad = np.zeros(ranking.scores.size, np.float32)
