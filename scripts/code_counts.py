@@ -86,12 +86,15 @@ def _private_names(source: str, package: str) -> set[str]:
 
 
 class _Module:
-    """A module's top-level definitions (functions and classes, with their methods) and the
-    names its imports bind (to a module, or to a name of a module)."""
+    """A module's top-level definitions (functions and classes, with their methods), the
+    names its imports bind (to a module, or to a name of a module), and the functions that
+    numba's ``@overload(NAME)`` compiles in place of a function NAME (the code a call of NAME
+    runs)."""
 
     def __init__(self, name: str, source: str, modules: set[str]):
         self.name = name
         self.definitions: dict[str, ast.AST] = {}
+        self.overloads: dict[str, list[str]] = {}
         self.bound: dict[str, tuple[str, str | None]] = {}
         package = name if name in {m.rsplit(".", 1)[0] for m in modules} else name.rsplit(".", 1)[0]
         for node in ast.walk(ast.parse(source)):
@@ -109,16 +112,21 @@ class _Module:
         for node in ast.parse(source).body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 self.definitions[node.name] = node
+            for decorator in getattr(node, "decorator_list", []):
+                if (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Name)
+                        and decorator.func.id == "overload" and decorator.args
+                        and isinstance(decorator.args[0], ast.Name)):
+                    self.overloads.setdefault(decorator.args[0].id, []).append(node.name)
 
 
 def _gradient_path(package: dict[str, str], objective: str = "GeoRisk",
                    first_call: bool = True) -> tuple[set, set]:
     """The files and definitions a fix of ``objective``'s gradient reads: from the gradient
     call (``gradients``, found on the objective's classes) every function, method and class it
-    names, followed through the imports (``self.NAME`` on the objective's classes), within the
-    package. ``first_call=False`` leaves out what only the first call runs, the training set's
-    setup (``self._setup``, made then and kept): the path of every later call, the gradient's
-    formula. Returns (files, definitions)."""
+    names, followed through the imports (``self.NAME`` on the objective's classes) and from a
+    function to numba's ``@overload`` of it, within the package. ``first_call=False`` leaves
+    out what only the first call runs, the training set's setup (``self._setup``, made then and
+    kept): the path of every later call, the gradient's formula. Returns (files, definitions)."""
     modules = {path[:-3].replace("/", ".").removesuffix(".__init__"): path for path in package}
     parsed = {name: _Module(name, package[path], set(modules)) for name, path in modules.items()}
 
@@ -169,8 +177,8 @@ def _gradient_path(package: dict[str, str], objective: str = "GeoRisk",
             elif isinstance(inner, ast.Name):
                 found = resolve(module, inner.id)
             if found and found != (module, getattr(node, "name", None)):
-                definition = parsed[found[0]].definitions[found[1]]
-                todo.append((found[0], None, definition))
+                for name in [found[1], *parsed[found[0]].overloads.get(found[1], [])]:
+                    todo.append((found[0], None, parsed[found[0]].definitions[name]))
     return {module for module, _ in seen}, seen
 
 
