@@ -23,10 +23,11 @@ instructions executed, the branches its simulated predictor mispredicts, the sim
 and last-level cache misses, and a cycle estimate, instructions + 10 (branch mispredictions + L1
 misses) + 100 LL misses (rough costs in cycles), for work done at the same instruction count but
 slower. One process per side and case. The kernels are compiled outside valgrind, as above,
-for the processor valgrind presents (``NUMBA_CPU_NAME``, ``NUMBA_CPU_FEATURES``): on a machine
-with AVX-512 that is an older one, so the code counted is not the code timed, and a difference
-in counts says where to look rather than how much slower. Counted so, the counts repeat to
-0.01%. Needs ``valgrind`` and ``callgrind_control`` on the PATH.
+for the processor valgrind presents (``NUMBA_CPU_NAME``, ``NUMBA_CPU_FEATURES``). That can be
+an older one than the machine's (Haswell without AVX-512, on one machine with AVX-512), and then
+the code counted is not the code timed: a difference in counts says where to look rather than
+how much slower. Counted so, the counts repeat to 0.01%. Needs ``valgrind`` and
+``callgrind_control`` on the PATH.
 
     git worktree add /tmp/other COMMIT
     python scripts/bench_gradient_call.py --against /tmp/other [--repeats 4] [--calls 15]
@@ -124,9 +125,9 @@ _COUNTED = {"instructions": ("Ir",), "branch mispredictions": ("Bcm", "Bim"),
 
 
 def _valgrind_processor() -> dict[str, str]:
-    """numba's settings for the processor valgrind presents to the programs it runs (an older
-    one than the machine's, without AVX-512 on a machine that has it). A kernel compiled for
-    the machine's processor cannot run under valgrind, and numba would compile it again inside
+    """numba's settings for the processor valgrind presents to the programs it runs (on some
+    machines an older one than theirs, without AVX-512). A kernel compiled for a processor that
+    valgrind does not present cannot run under it, and numba would compile it again inside
     the counted process, under valgrind, where the same source came out differently from one
     process to the next (BENCHMARKS.md, "The gradient call counted")."""
     out = subprocess.run(
